@@ -1,0 +1,1 @@
+"""One adapter per runtime; `backends.registry` lists them."""

@@ -1,0 +1,50 @@
+"""A test case, as loaded and checked from a case file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance.oracle import Answer, Order, directml_answer, in_order
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    source: str
+    file: Path
+    x: np.ndarray[Any, Any]
+    axis: int  # as written: negative counts from the back (graphs keep it that way)
+    k: int
+    largest: bool = True
+    sort: Order = "value"
+    stable: bool | None = None  # None: OpenVINO graphs are built both ways
+    index_type: str | None = None  # None: each dialect's default
+    tags: tuple[str, ...] = ()
+    expected: Answer | None = None
+    expected_any: tuple[Answer, ...] = ()
+    expect_error: bool = False
+    input_spec: dict[str, Any] = field(default_factory=dict, compare=False)  # for repro notes
+
+    @property
+    def axis_index(self) -> int:
+        return self.axis % self.x.ndim
+
+    @property
+    def n(self) -> int:
+        return int(self.x.shape[self.axis_index])
+
+    @property
+    def dtype_name(self) -> str:
+        return str(self.input_spec.get("dtype", self.x.dtype))
+
+    def reference(self, order: Order) -> Answer:
+        """The answer an output in `order` is compared with: the case's own `expected`
+        (written in the case's `sort` order) where the source prints one, else the DirectML
+        answer from the oracle, put in that order."""
+        if self.expected is not None and order in (self.sort, "none"):
+            return self.expected
+        return in_order(directml_answer(self.x, self.axis, self.k, self.largest), self.axis, order)
