@@ -1,0 +1,55 @@
+"""`openvino-cpu` (and `-gpu`, `-npu` where OpenVINO reports them): OpenVINO itself, on
+native TopK graphs and on ONNX graphs read by its ONNX frontend."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+
+from backends.base import Availability, Backend, Execution, Graph
+
+
+@cache
+def _core() -> Any:
+    import openvino as ov
+
+    return ov.Core()
+
+
+class OpenVINO(Backend):
+    kinds = ("openvino", "onnx")
+
+    def __init__(self, device: str) -> None:
+        self.device = device  # OpenVINO's device name: CPU, GPU, NPU
+        self.name = f"openvino-{device.lower()}"
+
+    def availability(self) -> Availability:
+        try:
+            devices = _core().available_devices
+        except Exception as exc:  # an import or plugin failure is a reason, not a crash
+            return Availability(False, f"OpenVINO cannot start: {exc}")
+        if not any(d.split(".")[0] == self.device for d in devices):
+            return Availability(False, f"OpenVINO reports no {self.device} device (has {', '.join(devices)})")
+        return Availability(True)
+
+    def describe(self) -> dict[str, str]:
+        import openvino as ov
+
+        full_name = _core().get_property(self.device, "FULL_DEVICE_NAME")
+        return {"device": f"OpenVINO {self.device}: {full_name}", "openvino": ov.__version__}
+
+    def run(self, graph: Graph) -> Execution:
+        core = _core()
+        if graph.variant.kind == "onnx":
+            # Through OpenVINO's ONNX frontend, from the serialized model in memory.
+            model = core.read_model(graph.model.SerializeToString())
+        else:
+            model = graph.model
+        # f32 inference precision: no silent bf16/f16 down-conversion on capable CPUs.
+        compiled = core.compile_model(model, self.device, {"INFERENCE_PRECISION_HINT": "f32"})
+        request = compiled.create_infer_request()
+        request.infer(dict(graph.feeds))
+        values = request.get_output_tensor(0).data.copy()
+        indices = request.get_output_tensor(1).data.copy()
+        return Execution(values, indices, placement=f"OpenVINO {self.device}")

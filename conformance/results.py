@@ -1,0 +1,113 @@
+"""Results: one record per (case, backend, graph, K source), and the results file of
+contract section 5. Fields may be added; the contract's may not be renamed or dropped."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from dataclasses import asdict, dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from conformance.judge import Domain, Verdict
+
+VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
+_PACKAGES = (
+    "topk-conformance", "numpy", "onnx", "onnxruntime", "onnxruntime-openvino",
+    "onnxruntime-gpu", "onnxruntime-directml", "openvino", "ml_dtypes",
+)
+
+
+@dataclass(frozen=True)
+class Result:
+    case: str
+    backend: str
+    graph: str
+    k_source: str
+    verdict: Verdict
+    rules: list[str] = field(default_factory=list)
+    domain: Domain = "defined"
+    message: str = ""
+    seconds: float = 0.0
+    # Added fields:
+    profile: str = ""  # the dialect rules it was judged by
+    placement: str = ""  # what ran the node, as the runtime reported it
+    wrapping: str = ""  # how the node was handed to the provider, if not as built
+    tags: list[str] = field(default_factory=list)
+    discrepancy: dict[str, Any] | None = None
+    machine: str = ""  # which results file it came from, once merged
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.case, self.backend, self.graph, self.k_source)
+
+
+def environment() -> dict[str, Any]:
+    packages = {}
+    for name in _PACKAGES:
+        try:
+            packages[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "platform": platform.platform(),
+        "machine": platform.node(),
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "packages": packages,
+    }
+
+
+def write_results(
+    path: Path, results: list[Result], backends: dict[str, dict[str, Any]],
+    case_errors: list[str], env: dict[str, Any] | None = None,
+) -> None:
+    document = {
+        "environment": env or environment(),
+        "backends": backends,
+        "case_errors": case_errors,
+        "results": [asdict(result) for result in results],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+
+
+@dataclass
+class ResultsFile:
+    environment: dict[str, Any]
+    backends: dict[str, dict[str, Any]]
+    case_errors: list[str]
+    results: list[Result]
+
+
+def read_results(path: Path) -> ResultsFile:
+    document = json.loads(path.read_text(encoding="utf-8"))
+    known = set(Result.__dataclass_fields__)
+    machine = document.get("environment", {}).get("machine", "") or path.parent.name
+    results = []
+    for raw in document.get("results", []):
+        record = {key: value for key, value in raw.items() if key in known}
+        record.setdefault("machine", machine)
+        results.append(Result(**record))
+    return ResultsFile(
+        document.get("environment", {}), document.get("backends", {}),
+        document.get("case_errors", []), results,
+    )
+
+
+def merge(files: list[ResultsFile]) -> ResultsFile:
+    """Several environments' or machines' results as one; a later file's result for the
+    same (case, backend, graph, K source) replaces an earlier one's."""
+    merged: dict[tuple[str, str, str, str], Result] = {}
+    backends: dict[str, dict[str, Any]] = {}
+    errors: list[str] = []
+    for results_file in files:
+        for result in results_file.results:
+            merged[result.key] = result
+        for name, info in results_file.backends.items():
+            if info.get("available") or name not in backends:
+                backends[name] = info
+        errors += [e for e in results_file.case_errors if e not in errors]
+    environments = {"merged": [f.environment for f in files]}
+    return ResultsFile(environments, backends, errors, list(merged.values()))
