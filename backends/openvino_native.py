@@ -7,6 +7,8 @@ from functools import cache
 from typing import Any
 
 
+import ml_dtypes
+
 from backends.base import Availability, Backend, Execution, Graph
 
 
@@ -52,4 +54,7 @@ class OpenVINO(Backend):
         request.infer(dict(graph.feeds))
         values = request.get_output_tensor(0).data.copy()
         indices = request.get_output_tensor(1).data.copy()
+        if str(compiled.output(0).get_element_type()) == "bf16":
+            # OpenVINO hands bf16 back as a float16 array holding bf16 bits.
+            values = values.view(ml_dtypes.bfloat16)
         return Execution(values, indices, placement=f"OpenVINO {self.device}")

@@ -1,47 +1,44 @@
-"""What every ONNX Runtime backend shares: a session pinned to one execution provider,
-with the proof, from ONNX Runtime's own profile, of which provider ran the TopK node."""
+"""What every ONNX Runtime backend shares: a session pinned to one execution provider, no
+CPU fall-back, and ONNX Runtime's own record of which provider each node was given to."""
 
 from __future__ import annotations
 
-import json
-import tempfile
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import onnx
+from onnx import helper
 
 from backends.base import Availability, Backend, Execution, Graph, PlacementError
+
+_FALLBACK_REFUSED = "fallback to CPU EP has been explicitly disabled"
+IDENTITY_WRAPPING = "identity-before-topk"
 
 
 def ort_module() -> Any:
     import onnxruntime
 
+    # Run-time errors become verdicts; ONNX Runtime need not also print them.
+    onnxruntime.set_default_logger_severity(4)
     return onnxruntime
 
 
-@dataclass(frozen=True)
-class NodePlacement:
-    """Profiled node events: (node name, op type, provider)."""
-
-    nodes: list[tuple[str, str, str]] = field(default_factory=list)
-
-    def providers(self) -> set[str]:
-        return {provider for _, _, provider in self.nodes}
-
-
-def profiled_placement(profile_path: Path) -> NodePlacement:
-    events = json.loads(profile_path.read_text(encoding="utf-8"))
-    nodes = []
-    for event in events:
-        args = event.get("args", {})
-        if event.get("cat") == "Node" and "provider" in args:
-            nodes.append((str(event.get("name", "")), str(args.get("op_name", "")), str(args["provider"])))
-    return NodePlacement(sorted(set(nodes)))
+def with_identity_before_topk(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The same graph with an Identity feeding TopK's data input. Identity copies bits, so
+    values are unchanged; some providers take TopK only when it is not the graph's first
+    node (OpenVINO's declines a graph of three or fewer nodes that starts with TopK)."""
+    wrapped = onnx.ModelProto()
+    wrapped.CopyFrom(model)
+    graph = wrapped.graph
+    topk = next(node for node in graph.node if node.op_type == "TopK")
+    source = topk.input[0]
+    topk.input[0] = f"{source}_identity"
+    graph.node.insert(0, helper.make_node("Identity", [source], [topk.input[0]], name="identity"))
+    onnx.checker.check_model(wrapped, full_check=True)
+    return wrapped
 
 
 class OrtBackend(Backend):
-    """A backend on one ONNX Runtime execution provider, with no CPU fall-back."""
+    """A backend on one ONNX Runtime execution provider."""
 
     kinds = ("onnx",)
     provider: str  # e.g. "CPUExecutionProvider"
@@ -53,6 +50,7 @@ class OrtBackend(Backend):
     def session_options(self) -> Any:
         options = ort_module().SessionOptions()
         options.log_severity_level = 3  # warnings about old opsets are not results
+        options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
         if self.provider != "CPUExecutionProvider":
             # Refuse to build a session in which any node falls back to the CPU provider.
             options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
@@ -77,29 +75,42 @@ class OrtBackend(Backend):
         return {"device": self.provider, "onnxruntime": ort.__version__, "package": self.package_hint}
 
     def run(self, graph: Graph) -> Execution:
-        return self.run_model(graph.model, graph.feeds, wrapping="")
+        try:
+            return self._run(graph.model, graph.feeds, wrapping="")
+        except Exception as exc:
+            if _FALLBACK_REFUSED not in str(exc) or self.provider == "CPUExecutionProvider":
+                raise
+        # The provider declined the one-node graph: hand it TopK behind an Identity.
+        try:
+            return self._run(with_identity_before_topk(graph.model), graph.feeds, IDENTITY_WRAPPING)
+        except Exception as exc:
+            if _FALLBACK_REFUSED in str(exc):
+                raise PlacementError(
+                    f"{self.provider} declined the TopK node, alone and behind an Identity"
+                ) from None
+            raise
 
-    def run_model(self, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
+    def _run(self, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
         ort = ort_module()
-        options = self.session_options()
-        with tempfile.TemporaryDirectory(prefix="topk-ort-") as scratch:
-            options.enable_profiling = True
-            options.profile_file_prefix = str(Path(scratch) / "profile")
-            session = ort.InferenceSession(
-                model.SerializeToString(), options,
-                providers=[(self.provider, self.provider_options())],
-            )
-            if self.provider not in session.get_providers():
-                raise PlacementError(f"the session did not take {self.provider} (has {session.get_providers()})")
-            values, indices = session.run(None, feeds)
-            placement = profiled_placement(Path(session.end_profiling()))
-        self.check_placement(placement)
+        session = ort.InferenceSession(
+            model.SerializeToString(), self.session_options(),
+            providers=[(self.provider, self.provider_options())],
+            # Keep a wrapping Identity: removing it would hand the provider one node again.
+            disabled_optimizers=["EliminateIdentity"] if wrapping else None,
+        )
+        self.check_placement(session)
+        values, indices = session.run(None, feeds)
         return Execution(values, indices, placement=self.provider, wrapping=wrapping)
 
-    def check_placement(self, placement: NodePlacement) -> None:
-        """Every profiled node must have run on this provider, and at least one did."""
-        if not placement.nodes:
-            raise PlacementError("ONNX Runtime's profile shows no node run at all")
-        others = placement.providers() - {self.provider}
-        if others:
-            raise PlacementError(f"nodes ran on {sorted(others)}, not only on {self.provider}: {placement.nodes}")
+    def check_placement(self, session: Any) -> None:
+        """ONNX Runtime's assignment record must put the TopK node on this provider."""
+        try:
+            subgraphs = session.get_provider_graph_assignment_info()
+        except AttributeError:
+            raise PlacementError(
+                f"onnxruntime {ort_module().__version__} cannot report node placement "
+                "(no get_provider_graph_assignment_info)"
+            ) from None
+        topk_on = {sub.ep_name for sub in subgraphs for node in sub.get_nodes() if node.op_type == "TopK"}
+        if topk_on != {self.provider}:
+            raise PlacementError(f"TopK was assigned to {sorted(topk_on) or 'no provider'}, not {self.provider}")

@@ -76,7 +76,10 @@ def convert_scalar(value: object, dtype: np.dtype[Any]) -> Any:
             return SPECIAL_FLOATS[value.strip().lower()]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValueError_(f"{value!r} is not a number")
-        as_float = float(value)
+        try:
+            as_float = float(value)
+        except OverflowError:  # an int beyond float64's range
+            raise ValueError_(f"{value!r} is not representable in {name_of(dtype)}") from None
         with np.errstate(over="ignore"):
             rounded = np.array(as_float, dtype=np.float64).astype(dtype).astype(np.float64)
         if math.isfinite(as_float) and not np.isfinite(rounded):

@@ -5,6 +5,7 @@ case or file never stops the others."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -48,6 +49,18 @@ class _Bad(Exception):
         self.message = message
 
 
+class _YamlLoader(yaml.SafeLoader):
+    """Safe YAML that also reads 6e-08 and 1e10 (an exponent without a dot, as JSON and
+    YAML 1.2 write numbers) as floats; PyYAML's YAML 1.1 rules would make them strings."""
+
+
+_YamlLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"),
+    list("-+0123456789"),
+)
+
+
 @cache
 def case_schema() -> dict[str, Any]:
     text = resources.files("conformance").joinpath("schema/case.schema.json").read_text()
@@ -55,10 +68,23 @@ def case_schema() -> dict[str, Any]:
     return schema
 
 
+def _strict_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 2.0 as an integer; YAML's 2.0 is a float, which would crash as a
+    # shape, axis or K. Only true ints are integers here.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 @cache
 def _case_validator() -> jsonschema.protocols.Validator:
     schema = case_schema()
-    return jsonschema.Draft202012Validator({"$ref": "#/$defs/case", "$defs": schema["$defs"]})
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", _strict_integer)
+    )
+    validator: jsonschema.protocols.Validator = strict(
+        {"$ref": "#/$defs/case", "$defs": schema["$defs"]}
+    )
+    return validator
 
 
 def case_files(paths: Iterable[Path]) -> list[Path]:
@@ -92,7 +118,7 @@ def load_cases(paths: Sequence[Path]) -> CaseSet:
 def load_file(path: Path) -> list[Case | CaseError]:
     shown = _shown(path)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_YamlLoader)
     except (OSError, UnicodeDecodeError) as exc:
         return [CaseError(shown, None, "", f"cannot read: {exc}")]
     except yaml.YAMLError as exc:

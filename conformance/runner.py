@@ -1,11 +1,9 @@
-"""Runs cases on backends: every graph variant a backend takes, built once per case and
-shared by the backends, each output judged. In-process for now; the seam for worker
-processes is `execute`, which needs only picklable inputs besides the backend."""
+"""One case on one backend through one graph variant, built, run and judged. `execute`
+takes only picklable arguments, so it runs the same in a worker process."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +34,8 @@ class GraphCache:
             raise graph
         return graph
 
-    def forget(self, case: Case) -> None:
-        self.built = {key: g for key, g in self.built.items() if key[0] != case.id}
+    def forget_all(self) -> None:
+        self.built.clear()
 
 
 def _build(case: Case, variant: Variant) -> Graph | GraphBuildError:
@@ -88,30 +86,3 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         message=verdict.message, seconds=round(seconds, 6), placement=placement,
         wrapping=wrapping, discrepancy=verdict.discrepancy,
     )
-
-
-def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
-    for variant in variants_for(backend):
-        yield Result(case.id, backend.name, variant.graph, variant.k_source, "skip",
-                     message=f"{backend.name} is not available: {reason}", tags=list(case.tags))
-
-
-def run_cases(
-    cases: Sequence[Case], backends: Sequence[Backend],
-    on_result: Callable[[Result], None] = lambda result: None,
-) -> list[Result]:
-    availability = {b.name: b.availability() for b in backends}
-    results: list[Result] = []
-    graphs = GraphCache()
-    for case in cases:
-        for backend in backends:
-            status = availability[backend.name]
-            produced = (
-                (execute(case, backend, v, graphs) for v in variants_for(backend))
-                if status.available else unavailable(case, backend, status.reason)
-            )
-            for result in produced:
-                results.append(result)
-                on_result(result)
-        graphs.forget(case)  # graphs of one case are not needed by the next
-    return results

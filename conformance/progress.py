@@ -1,0 +1,69 @@
+"""Live progress on a terminal (rich), plain lines otherwise; the closing summary table."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from types import TracebackType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from conformance.results import VERDICTS, Result
+from conformance.summary import pass_rate, verdict_counts
+
+
+class RunProgress:
+    """Counts results as they come; `total` is the number expected."""
+
+    def __init__(self, total: int, console: Console, plain_every: int = 50) -> None:
+        self.total = total
+        self.console = console
+        self.done = 0
+        self.verdicts: Counter[str] = Counter()
+        self.plain_every = plain_every
+        self.live = console.is_terminal
+        self._bar = Progress(
+            TextColumn("[bold]running"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+        )
+        self._task = self._bar.add_task("", total=total)
+
+    def __enter__(self) -> RunProgress:
+        if self.live:
+            self._bar.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.live:
+            self._bar.stop()
+        elif self.done % self.plain_every:
+            self._plain_line()
+
+    def add(self, result: Result) -> None:
+        self.done += 1
+        self.verdicts[result.verdict] += 1
+        if self.live:
+            self._bar.update(self._task, advance=1, description=self._counts())
+        elif self.done % self.plain_every == 0:
+            self._plain_line()
+
+    def _counts(self) -> str:
+        return " ".join(f"{v} {self.verdicts[v]}" for v in VERDICTS if self.verdicts[v])
+
+    def _plain_line(self) -> None:
+        print(f"progress: {self.done}/{self.total} done; {self._counts()}", file=sys.stdout, flush=True)
+
+
+def summary_table(results: list[Result]) -> Table:
+    table = Table(title="TopK conformance: verdicts per backend")
+    table.add_column("backend")
+    for verdict in VERDICTS:
+        table.add_column(verdict, justify="right")
+    table.add_column("pass rate", justify="right")
+    for backend, counts in verdict_counts(results).items():
+        rate = pass_rate(counts)
+        table.add_row(backend, *(str(counts[v]) for v in VERDICTS), "-" if rate is None else f"{rate:.0%}")
+    return table

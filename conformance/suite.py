@@ -1,0 +1,67 @@
+"""Runs a set of cases on a set of backends: every graph variant each backend takes, in
+one worker process per backend (or in this process, for debugging)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from backends.base import Backend
+from conformance.case import Case
+from conformance.results import Result
+from conformance.runner import GraphCache, execute, variants_for
+from conformance.variants import Variant
+from conformance.workers import Worker
+
+Executor = Callable[[Case, Variant], Result]
+
+
+def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
+    for variant in variants_for(backend):
+        yield Result(case.id, backend.name, variant.graph, variant.k_source, "skip",
+                     message=f"{backend.name} is not available: {reason}", tags=list(case.tags))
+
+
+class Executors:
+    """One executor per backend: a worker process, or a direct call in this process."""
+
+    def __init__(self, isolate: bool = True, timeout: float = 60.0) -> None:
+        self.isolate = isolate
+        self.timeout = timeout
+        self.workers: dict[str, Worker] = {}
+        self.graphs = GraphCache()
+
+    def for_backend(self, backend: Backend) -> Executor:
+        if self.isolate:
+            worker = self.workers.setdefault(backend.name, Worker(backend, self.timeout))
+            return worker.execute
+        return lambda case, variant: execute(case, backend, variant, self.graphs)
+
+    def close(self) -> None:
+        for worker in self.workers.values():
+            worker.stop()
+
+
+def run_cases(
+    cases: Sequence[Case], backends: Sequence[Backend],
+    on_result: Callable[[Result], None] = lambda result: None,
+    isolate: bool = True, timeout: float = 60.0,
+) -> list[Result]:
+    availability = {b.name: b.availability() for b in backends}
+    executors = Executors(isolate, timeout)
+    results: list[Result] = []
+    try:
+        for case in cases:
+            for backend in backends:
+                status = availability[backend.name]
+                if status.available:
+                    run = executors.for_backend(backend)
+                    produced: Iterator[Result] = (run(case, v) for v in variants_for(backend))
+                else:
+                    produced = unavailable(case, backend, status.reason)
+                for result in produced:
+                    results.append(result)
+                    on_result(result)
+            executors.graphs.forget_all()  # one case's graphs are not needed by the next
+    finally:
+        executors.close()
+    return results

@@ -1,0 +1,113 @@
+"""Each backend in its own worker process, so that a crash or a hang costs one case and
+never the run. A worker keeps its backend (and the graphs of the current case) between
+requests; a dead or hung worker is replaced by a fresh one for the next request."""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from typing import Any
+
+from backends.base import Backend
+from conformance.case import Case
+from conformance.results import Result
+from conformance.runner import GraphCache, execute
+from conformance.variants import Variant
+
+# spawn, not fork: runtimes start threads at import, and forked threads deadlock.
+_CONTEXT = multiprocessing.get_context("spawn")
+START_SECONDS = 120.0  # importing a runtime in a fresh process takes a while
+
+
+def _serve(connection: Connection, backend: Backend) -> None:
+    graphs = GraphCache()
+    current = ""
+    connection.send("ready")
+    while True:
+        request = connection.recv()
+        if request is None:
+            return
+        case, variant = request
+        if case.id != current:
+            graphs.forget_all()
+            current = case.id
+        connection.send(execute(case, backend, variant, graphs))
+
+
+def _signal_name(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "no exit code"
+    if exitcode < 0:
+        try:
+            return f"killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"killed by signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+@dataclass
+class Worker:
+    backend: Backend
+    timeout: float = 60.0  # per execution, once started
+    _process: Any = None
+    _connection: Connection | None = None
+
+    def execute(self, case: Case, variant: Variant) -> Result:
+        try:
+            connection = self._started()
+        except RuntimeError as exc:
+            return _crash(case, self.backend, variant, str(exc))
+        connection.send((case, variant))
+        if not connection.poll(self.timeout):
+            self.stop()
+            return _crash(case, self.backend, variant, f"no answer in {self.timeout:g} s; the worker was killed")
+        try:
+            result: Result = connection.recv()
+            return result
+        except (EOFError, OSError):
+            self._process.join(5)
+            how = _signal_name(self._process.exitcode)
+            self._discard()
+            return _crash(case, self.backend, variant, f"the worker process died ({how})")
+
+    def _started(self) -> Connection:
+        if self._connection is not None and self._process.is_alive():
+            return self._connection
+        self._discard()
+        parent, child = _CONTEXT.Pipe()
+        self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend), daemon=True)
+        self._process.start()
+        child.close()
+        if not parent.poll(START_SECONDS) or parent.recv() != "ready":
+            self._process.kill()
+            raise RuntimeError(f"the worker for {self.backend.name} did not start in {START_SECONDS:g} s")
+        self._connection = parent
+        return parent
+
+    def stop(self) -> None:
+        if self._process is not None and self._process.is_alive():
+            if self._connection is not None:
+                try:
+                    self._connection.send(None)
+                except OSError:
+                    pass
+            self._process.join(2)
+            if self._process.is_alive():
+                self._process.kill()
+                self._process.join(5)
+        self._discard()
+
+    def _discard(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        self._connection = None
+        self._process = None
+
+
+def _crash(case: Case, backend: Backend, variant: Variant, message: str) -> Result:
+    return Result(
+        case.id, backend.name, variant.graph, variant.k_source, "crash",
+        message=message, tags=list(case.tags), profile=variant.profile(case).label,
+    )
