@@ -8,6 +8,7 @@ from typing import Any
 
 
 import ml_dtypes
+import numpy as np
 
 from backends.base import Availability, Backend, Execution, Graph
 
@@ -42,6 +43,8 @@ class OpenVINO(Backend):
         return {"device": f"OpenVINO {self.device}: {full_name}", "openvino": ov.__version__}
 
     def run(self, graph: Graph) -> Execution:
+        import openvino as ov
+
         core = _core()
         if graph.variant.kind == "onnx":
             # Through OpenVINO's ONNX frontend, from the serialized model in memory.
@@ -51,10 +54,26 @@ class OpenVINO(Backend):
         # f32 inference precision: no silent bf16/f16 down-conversion on capable CPUs.
         compiled = core.compile_model(model, self.device, {"INFERENCE_PRECISION_HINT": "f32"})
         request = compiled.create_infer_request()
-        request.infer(dict(graph.feeds))
-        values = request.get_output_tensor(0).data.copy()
+        request.infer({name: _tensor(value) for name, value in graph.feeds.items()})
+        values_tensor = request.get_output_tensor(0)
+        if values_tensor.get_element_type().get_type_name() == "bf16":
+            # `.data` shows a bf16 tensor as float16 numbers: copy its bits out instead.
+            shape = tuple(values_tensor.get_shape())
+            bits = np.empty(shape, dtype=np.uint16)
+            values_tensor.copy_to(ov.Tensor(bits, list(shape), ov.Type.bf16))
+            values = bits.view(ml_dtypes.bfloat16)
+        else:
+            values = values_tensor.data.copy()
         indices = request.get_output_tensor(1).data.copy()
-        if str(compiled.output(0).get_element_type()) == "bf16":
-            # OpenVINO hands bf16 back as a float16 array holding bf16 bits.
-            values = values.view(ml_dtypes.bfloat16)
         return Execution(values, indices, placement=f"OpenVINO {self.device}")
+
+
+def _tensor(array: np.ndarray[Any, Any]) -> Any:
+    """A feed for OpenVINO. A bfloat16 array goes in as its bits: given the array itself,
+    OpenVINO converts the numbers to float16 and stores those bits as bf16."""
+    import openvino as ov
+
+    if array.dtype == ml_dtypes.bfloat16:
+        bits = np.ascontiguousarray(array).view(np.uint16)
+        return ov.Tensor(bits, list(array.shape), ov.Type.bf16)
+    return array

@@ -1,0 +1,159 @@
+"""The pytest plugin: `pytest --backend ort-cpu --backend openvino-cpu` runs every case in
+cases/ as a test per backend, graph and K source, e.g.
+`dml-top-k1-example-3[ort-cpu-onnx-opset11-constant]`. Tags are markers (`-m ties`)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from backends.base import Availability, Backend
+from backends.registry import by_name
+from conformance.case import Case
+from conformance.loader import CaseError, load_file
+from conformance.repro import repro_note
+from conformance.results import Result
+from conformance.runner import variants_for
+from conformance.suite import Executors
+from conformance.variants import Variant
+
+
+class DivergentWarning(UserWarning):
+    """Valid under the dialect, but not the DirectML answer."""
+
+
+class CaseFailed(Exception):
+    """A fail, error or crash verdict; the message is the repro note."""
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("topk-conformance")
+    group.addoption("--backend", action="append", default=[], metavar="NAME",
+                    help="run the TopK cases on this backend (repeatable)")
+    group.addoption("--cases", action="append", default=[], metavar="PATH",
+                    help="folders holding case files (default: cases/ under the rootdir)")
+    group.addoption("--strict-dml", action="store_true",
+                    help="fail divergent results (valid, but not the DirectML answer)")
+    group.addoption("--case-timeout", type=float, default=60.0, metavar="SECONDS",
+                    help="time one graph may take before its worker is killed")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    names = config.getoption("backend")
+    if not names:
+        return
+    try:
+        backends = by_name(names)
+    except KeyError as exc:
+        raise pytest.UsageError(str(exc.args[0])) from None
+    state = _State(backends, Executors(timeout=config.getoption("case_timeout")), config)
+    config.stash[_STATE] = state
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.executors.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = parent.config.stash.get(_STATE, None)
+    if state is None or file_path.suffix not in (".yaml", ".yml") or not state.holds(file_path):
+        return None
+    file: CaseFile = CaseFile.from_parent(parent, path=file_path)
+    return file
+
+
+class _State:
+    def __init__(self, backends: list[Backend], executors: Executors, config: pytest.Config) -> None:
+        self.backends = backends
+        self.executors = executors
+        self.availability: dict[str, Availability] = {b.name: b.availability() for b in backends}
+        roots = config.getoption("cases") or ["cases"]
+        self.roots = [(config.rootpath / root).resolve() for root in roots]
+
+        self.config = config
+        self.markers: set[str] = set()
+
+    def register_marker(self, tag: str) -> None:
+        """Case tags become markers, so `-m ties` selects by tag."""
+        if tag not in self.markers:
+            self.markers.add(tag)
+            self.config.addinivalue_line("markers", f"{tag}: cases tagged '{tag}'")
+
+    def holds(self, path: Path) -> bool:
+        resolved = path.resolve()
+        return any(resolved.is_relative_to(root) for root in self.roots)
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+class CaseFile(pytest.File):
+    def collect(self) -> Iterator[pytest.Item]:
+        state = self.config.stash[_STATE]
+        for item in load_file(self.path):
+            if isinstance(item, CaseError):
+                yield BadCaseItem.from_parent(self, name=f"{item.case or 'file'}[case-file-error]", error=item)
+                continue
+            for backend in state.backends:
+                for variant in variants_for(backend):
+                    test = CaseItem.from_parent(
+                        self, name=f"{item.id}[{backend.name}-{variant.label}]",
+                        case=item, backend=backend, variant=variant,
+                    )
+                    for tag in item.tags:
+                        state.register_marker(tag)
+                        test.add_marker(tag)
+                    yield test
+
+
+class BadCaseItem(pytest.Item):
+    def __init__(self, *, error: CaseError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise CaseFailed(str(self.error))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.name
+
+
+class CaseItem(pytest.Item):
+    def __init__(self, *, case: Case, backend: Backend, variant: Variant, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.backend = backend
+        self.variant = variant
+
+    def runtest(self) -> None:
+        state = self.config.stash[_STATE]
+        status = state.availability[self.backend.name]
+        if not status.available:
+            pytest.skip(f"{self.backend.name} is not available: {status.reason}")
+        result: Result = state.executors.for_backend(self.backend)(self.case, self.variant)
+        if result.verdict == "skip":
+            pytest.skip(result.message)
+        if result.verdict == "pass":
+            return
+        note = repro_note(self.case, result)
+        if result.verdict == "divergent" and not self.config.getoption("strict_dml"):
+            warnings.warn(DivergentWarning(note), stacklevel=1)
+            return
+        raise CaseFailed(note)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, CaseFailed):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, self.name

@@ -1,0 +1,28 @@
+"""The note attached to every failing result: what broke, and how to see it again."""
+
+from __future__ import annotations
+
+from conformance.case import Case
+from conformance.results import Result
+
+
+def repro_note(case: Case, result: Result) -> str:
+    lines = [
+        f"{case.id} on {result.backend} through {result.graph} (K {result.k_source}): "
+        f"{result.verdict}" + (f" [{', '.join(result.rules)}]" if result.rules else ""),
+        f"judged as {result.profile}; domain {result.domain}",
+        result.message,
+        "Reproduce:",
+        f"  topk-conformance run --cases {case.file} --case {case.id} --backend {result.backend}",
+        f"  case: {case.source}; input {case.dtype_name} {list(case.x.shape)}, axis {case.axis}, "
+        f"k {case.k}, largest {case.largest}, sort {case.sort}, stable {case.stable}",
+    ]
+    note = result.discrepancy
+    if note:
+        lines += [
+            f"First discrepancy at sequence {note['sequence']}:",
+            f"  input:    {note['input']}",
+            f"  got:      values {note['values']} indices {note['indices']}",
+            f"  DirectML: values {note['expected_values']} indices {note['expected_indices']}",
+        ]
+    return "\n".join(lines)

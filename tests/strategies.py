@@ -1,0 +1,133 @@
+"""Hypothesis strategies for TopK inputs: any rank 1-8 with small dimensions, every dtype the
+suite knows, negative axes, K from 0 to n, tie-heavy data and special floats."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from conformance.case import Case
+from conformance.dtypes import DTYPES, is_float
+
+MAX_SIZE = 512
+MAX_DIM = 8
+
+
+def property_settings(max_examples: int) -> settings:
+    """Modest example counts; no deadline (the first call pays numpy's warm-up); the same
+    examples on every CI run."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=bool(os.environ.get("CI")),
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+@dataclass(frozen=True)
+class TopKInput:
+    x: np.ndarray[Any, Any]
+    axis: int  # may be negative
+    k: int
+    largest: bool
+
+    @property
+    def axis_index(self) -> int:
+        return self.axis % self.x.ndim
+
+    @property
+    def n(self) -> int:
+        return int(self.x.shape[self.axis_index])
+
+    def case(self) -> Case:
+        return Case(
+            id="hypothesis", source="tests/strategies.py", file=Path("hypothesis.yaml"),
+            x=self.x, axis=self.axis, k=self.k, largest=self.largest,
+        )
+
+    def __repr__(self) -> str:  # what hypothesis prints for a falsifying example
+        return (
+            f"TopKInput(dtype={self.x.dtype}, shape={self.x.shape}, axis={self.axis}, "
+            f"k={self.k}, largest={self.largest}, x={self.x.tolist()!r})"
+        )
+
+
+@st.composite
+def shapes(draw: st.DrawFn) -> tuple[int, ...]:
+    """Rank 1-8; at most MAX_SIZE elements; a zero dimension now and then."""
+    rank = draw(st.integers(1, 8))
+    dims: list[int] = []
+    budget = MAX_SIZE
+    for _ in range(rank):
+        dim = draw(st.integers(1, min(MAX_DIM, budget)))
+        dims.append(dim)
+        budget //= dim
+    if draw(st.integers(0, 19)) == 0:  # an empty tensor, one time in twenty
+        dims[draw(st.integers(0, rank - 1))] = 0
+    return tuple(dims)
+
+
+def _bits_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
+    return np.dtype(f"u{dtype.itemsize}")
+
+
+def special_values(dtype: np.dtype[Any]) -> list[Any]:
+    """Values where implementations tend to differ, as elements of `dtype` (floats as their
+    bit patterns)."""
+    if is_float(dtype):
+        info = ml_dtypes.finfo(dtype)
+        floats = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, float(info.max),
+                  float(info.min), float(info.tiny), float(info.smallest_subnormal),
+                  -float(info.smallest_subnormal)]
+        patterns = np.array(floats, dtype=np.float64).astype(dtype).view(_bits_dtype(dtype))
+        return sorted(set(patterns.tolist()))
+    info_i = np.iinfo(dtype)
+    return sorted({info_i.min, info_i.min + 1, info_i.max - 1, info_i.max, 0, 1}
+                  | ({-1} if info_i.min < 0 else set()))
+
+
+def any_element(dtype: np.dtype[Any]) -> st.SearchStrategy[int]:
+    """Any element of `dtype`; floats as any bit pattern (NaN payloads and subnormals too)."""
+    if is_float(dtype):
+        return st.integers(0, (1 << (8 * dtype.itemsize)) - 1)
+    info = np.iinfo(dtype)
+    return st.integers(int(info.min), int(info.max))
+
+
+@st.composite
+def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+    element = any_element(dtype)
+    mode = draw(st.sampled_from(["ties", "special", "mixed", "any"]))
+    if mode == "ties":  # a few distinct values: heavy ties at every boundary
+        pool = draw(st.lists(element, min_size=1, max_size=3))
+        elements: st.SearchStrategy[int] = st.sampled_from(pool)
+    elif mode == "special":
+        elements = st.sampled_from(special_values(dtype))
+    elif mode == "mixed":
+        elements = st.one_of(st.sampled_from(special_values(dtype)), element)
+    else:
+        elements = element
+    storage = _bits_dtype(dtype) if is_float(dtype) else dtype
+    raw = draw(arrays(storage, shape, elements=elements))
+    return raw.view(dtype) if is_float(dtype) else raw
+
+
+@st.composite
+def topk_inputs(draw: st.DrawFn, dtypes: tuple[str, ...] = tuple(DTYPES)) -> TopKInput:
+    dtype = DTYPES[draw(st.sampled_from(dtypes))]
+    shape = draw(shapes())
+    rank = len(shape)
+    axis = draw(st.integers(-rank, rank - 1))
+    n = shape[axis]
+    k = draw(st.integers(0, n))
+    largest = draw(st.booleans())
+    x = draw(tensors(dtype, shape))
+    return TopKInput(x, axis, k, largest)
