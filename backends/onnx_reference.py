@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
@@ -20,4 +21,4 @@ class OnnxReference(Backend):
 
     def run(self, graph: Graph) -> Execution:
         values, indices = ReferenceEvaluator(graph.model).run(None, graph.feeds)
-        return Execution(values, indices, placement="onnx.reference")
+        return Execution(np.asarray(values), np.asarray(indices), placement="onnx.reference")

@@ -6,7 +6,6 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-
 import ml_dtypes
 import numpy as np
 
@@ -46,11 +45,9 @@ class OpenVINO(Backend):
         import openvino as ov
 
         core = _core()
-        if graph.variant.kind == "onnx":
-            # Through OpenVINO's ONNX frontend, from the serialized model in memory.
-            model = core.read_model(graph.model.SerializeToString())
-        else:
-            model = graph.model
+        # ONNX graphs go through OpenVINO's ONNX frontend, from the serialized model in memory.
+        onnx_graph = graph.variant.kind == "onnx"
+        model = core.read_model(graph.model.SerializeToString()) if onnx_graph else graph.model
         # f32 inference precision: no silent bf16/f16 down-conversion on capable CPUs.
         compiled = core.compile_model(model, self.device, {"INFERENCE_PRECISION_HINT": "f32"})
         request = compiled.create_infer_request()

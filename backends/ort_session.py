@@ -49,7 +49,7 @@ class OrtBackend(Backend):
 
     def session_options(self) -> Any:
         options = ort_module().SessionOptions()
-        options.log_severity_level = 3  # warnings about old opsets are not results
+        options.log_severity_level = 4  # errors become verdicts; warnings are not results
         options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
         if self.provider != "CPUExecutionProvider":
             # Refuse to build a session in which any node falls back to the CPU provider.

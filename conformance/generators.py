@@ -128,7 +128,7 @@ def special(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.nd
 def extremes(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
     """The dtype's extremes and their neighbours, drawn at random."""
     if is_float(dtype):
-        info = ml_dtypes.finfo(dtype)
+        info = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
         big = np.array(info.max, dtype=dtype)
         below = _prev_float(big, dtype)
         pool = [big, below, info.tiny, info.smallest_subnormal, 0.0, 1.0]

@@ -132,7 +132,7 @@ def _row_rules(
     # Counting occurrences per (sequence, index) is linear, unlike sorting each sequence.
     flat = (np.arange(rows, dtype=np.int64)[:, None] * n + idx)[in_range]
     counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-    bad_unique = (counts > 1).any(axis=1)
+    bad_unique = np.asarray((counts > 1).any(axis=1))
     valid = ~(bad_range | bad_unique)
     gathered = np.take_along_axis(x_rows, idx, axis=1)
     bad_gather = ~_same_bits(gathered, v_rows).all(axis=1) & ~bad_range
@@ -201,7 +201,8 @@ def _same_bits(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[A
     if a.dtype != b.dtype:
         b = b.astype(a.dtype)
     unsigned = np.dtype(f"u{a.dtype.itemsize}")
-    return np.ascontiguousarray(a).view(unsigned) == np.ascontiguousarray(b).view(unsigned)
+    equal: np.ndarray[Any, Any] = np.ascontiguousarray(a).view(unsigned) == np.ascontiguousarray(b).view(unsigned)
+    return equal
 
 
 def _differs_from_reference(
@@ -210,9 +211,11 @@ def _differs_from_reference(
 ) -> np.ndarray[Any, Any]:
     if profile.order == "none":
         # No promised order: the same selection is the same answer.
-        return (np.sort(i_rows.astype(np.int64), axis=1) != np.sort(ref_i, axis=1)).any(axis=1)
+        moved: np.ndarray[Any, Any] = (np.sort(i_rows.astype(np.int64), axis=1) != np.sort(ref_i, axis=1)).any(axis=1)
+        return moved
     same = (i_rows.astype(np.int64) == ref_i) & _same_bits(ref_v, v_rows)
-    return ~same.all(axis=1)
+    differs: np.ndarray[Any, Any] = ~same.all(axis=1)
+    return differs
 
 
 def _discrepancy(

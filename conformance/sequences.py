@@ -16,7 +16,7 @@ def as_rows(x: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
 
 def from_rows(rows: np.ndarray[Any, Any], shape: tuple[int, ...], axis: int) -> np.ndarray[Any, Any]:
     """Inverse of `as_rows` for a tensor of `shape` (axis dimension already replaced)."""
-    moved_shape = tuple(d for i, d in enumerate(shape) if i != axis) + (shape[axis],)
+    moved_shape = (*(d for i, d in enumerate(shape) if i != axis), shape[axis])
     return np.moveaxis(rows.reshape(moved_shape), -1, axis)
 
 

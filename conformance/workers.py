@@ -4,6 +4,7 @@ requests; a dead or hung worker is replaced by a fresh one for the next request.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import signal
 from dataclasses import dataclass
@@ -89,10 +90,8 @@ class Worker:
     def stop(self) -> None:
         if self._process is not None and self._process.is_alive():
             if self._connection is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self._connection.send(None)
-                except OSError:
-                    pass
             self._process.join(2)
             if self._process.is_alive():
                 self._process.kill()
