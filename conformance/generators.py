@@ -56,7 +56,8 @@ def _int_range(dtype: np.dtype[Any], low: int, high: int, raw: np.ndarray[Any, A
 def _param(params: Params, name: str, default: Any, kind: type | tuple[type, ...]) -> Any:
     value = params.get(name, default)
     if isinstance(value, bool) or not isinstance(value, kind):
-        raise GeneratorError(name, f"{value!r} is not a {getattr(kind, '__name__', kind)}")
+        wanted = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+        raise GeneratorError(name, f"{value!r} is not a {wanted}")
     return value
 
 

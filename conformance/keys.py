@@ -19,7 +19,7 @@ def value_key(x: np.ndarray[Any, Any], nan_high: bool = True) -> np.ndarray[Any,
     every NaN gets one key, above or below every number as `nan_high` says."""
     if is_float(x.dtype):
         # Every float type here widens to float64 exactly; +0.0 folds -0.0 into +0.0.
-        wide = x.astype(np.float64)
+        wide = x.astype(np.float64) + 0.0
         bits = wide.view(np.uint64)
         key = np.where(bits & _SIGN, ~bits, bits | _SIGN)
         return np.where(np.isnan(wide), _NAN_HIGH if nan_high else _NAN_LOW, key)

@@ -50,14 +50,14 @@ class _Bad(Exception):
 
 
 class _YamlLoader(yaml.SafeLoader):
-    """Safe YAML that also reads 6e-08 and 1e10 (an exponent without a dot, as JSON and
-    YAML 1.2 write numbers) as floats; PyYAML's YAML 1.1 rules would make them strings."""
+    """Safe YAML that also reads 6e-08 and 1.5e1 (exponents without a dot or a sign, as JSON
+    and YAML 1.2 write numbers) as floats; PyYAML's YAML 1.1 rules would make them strings."""
 
 
 _YamlLoader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"),
-    list("-+0123456789"),
+    re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
 )
 
 

@@ -121,13 +121,22 @@ def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np
 
 
 @st.composite
-def topk_inputs(draw: st.DrawFn, dtypes: tuple[str, ...] = tuple(DTYPES)) -> TopKInput:
+def topk_inputs(
+    draw: st.DrawFn, dtypes: tuple[str, ...] = tuple(DTYPES), min_k: int = 0,
+) -> TopKInput:
+    """`min_k` > 0 asks for at least that many selected elements in every sequence (the axis
+    is widened where needed, and the other dimensions shrunk to stay within MAX_SIZE)."""
     dtype = DTYPES[draw(st.sampled_from(dtypes))]
     shape = draw(shapes())
     rank = len(shape)
     axis = draw(st.integers(-rank, rank - 1))
+    if shape[axis] < min_k:
+        widened = [d if i != axis % rank else min_k for i, d in enumerate(shape)]
+        if int(np.prod(widened)) > MAX_SIZE:
+            widened = [1 if i != axis % rank else min_k for i in range(rank)]
+        shape = tuple(widened)
     n = shape[axis]
-    k = draw(st.integers(0, n))
+    k = draw(st.integers(min(min_k, n), n))
     largest = draw(st.booleans())
     x = draw(tensors(dtype, shape))
     return TopKInput(x, axis, k, largest)

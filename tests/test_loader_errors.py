@@ -74,7 +74,7 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "float16-overflow": (
         one_case("{dtype: float16, shape: [1, 3], data: [[1, 70000.0, 3]]}"), "input.data[0][1]"),
     "float64-overflow-int": (
-        one_case("{dtype: float64, shape: [1, 2], data: [[1, %d]]}" % 2**1024, "axis: 1\n    k: 1"),
+        one_case(f"{{dtype: float64, shape: [1, 2], data: [[1, {2**1024}]]}}", "axis: 1\n    k: 1"),
         "input.data[0][1]"),
     "float-bad-string": (
         one_case("{dtype: float32, shape: [1, 3], data: [[1, 'big', 3]]}"), "input.data[0][1]"),
@@ -330,3 +330,16 @@ cases:
                     (3, 5))
     assert bits_of(x) == bits_of(want)
     assert loaded.cases[0].input_spec["generator"]["seed"] == 7
+
+
+def test_exponent_without_a_dot_is_a_number(tmp_path: Path) -> None:
+    # JSON and YAML 1.2 write 1e3; PyYAML's YAML 1.1 rules alone would read it as a string.
+    x = load_values(tmp_path, "float32", "[1e3, -2E-2, 5e+1, 1.5e1]")
+    assert x.tolist() == [1000.0, np.float32(-0.02), 50.0, 15.0]
+
+
+def test_exponent_in_an_integer_tensor_is_rejected(tmp_path: Path) -> None:
+    loaded = load(tmp_path, {"a.yaml": "cases:\n" + one_case(
+        "{dtype: int32, shape: [1, 3], data: [[1, 1e3, 3]]}") + GOOD_CASE})
+    assert [e.field for e in loaded.errors] == ["input.data[0][1]"]
+    assert "not an integer" in str(loaded.errors[0])
