@@ -111,6 +111,10 @@ class OrtBackend(Backend):
                 f"onnxruntime {ort_module().__version__} cannot report node placement "
                 "(no get_provider_graph_assignment_info)"
             ) from None
+        except Exception as exc:  # e.g. the session was built without the recording entry
+            raise PlacementError(
+                f"onnxruntime did not report node placement: {' '.join(str(exc).split())}"
+            ) from None
         topk_on = {sub.ep_name for sub in subgraphs for node in sub.get_nodes() if node.op_type == "TopK"}
         if topk_on != {self.provider}:
             raise PlacementError(f"TopK was assigned to {sorted(topk_on) or 'no provider'}, not {self.provider}")

@@ -62,7 +62,7 @@ class Worker:
             return _crash(case, self.backend, variant, str(exc))
         connection.send((case, variant))
         if not connection.poll(self.timeout):
-            self.stop()
+            self.stop(graceful=False)  # a hung worker cannot answer a stop request
             return _crash(case, self.backend, variant, f"no answer in {self.timeout:g} s; the worker was killed")
         try:
             result: Result = connection.recv()
@@ -87,12 +87,13 @@ class Worker:
         self._connection = parent
         return parent
 
-    def stop(self) -> None:
+    def stop(self, graceful: bool = True) -> None:
         if self._process is not None and self._process.is_alive():
-            if self._connection is not None:
+            if graceful and self._connection is not None:
                 with contextlib.suppress(OSError):
                     self._connection.send(None)
-            self._process.join(2)
+            if graceful:
+                self._process.join(2)
             if self._process.is_alive():
                 self._process.kill()
                 self._process.join(5)

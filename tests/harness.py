@@ -1,0 +1,54 @@
+"""Helpers shared by the harness tests: where things are, loading shipped cases, and
+running the command line the way a CI script does (no TTY, stdin closed, CI=true)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from conformance.case import Case
+from conformance.loader import load_cases, load_file
+
+REPO = Path(__file__).resolve().parent.parent
+CASES = REPO / "cases"
+DOCUMENTED = CASES / "documented"
+BASELINES = Path(__file__).resolve().parent / "baselines"
+
+CONTRACT_BACKENDS = (
+    "onnx-reference", "ort-cpu", "ort-openvino", "ort-cuda", "ort-dml",
+    "openvino-cpu", "openvino-gpu", "openvino-npu",
+)
+
+
+@cache
+def documented_cases() -> tuple[Case, ...]:
+    loaded = load_cases([DOCUMENTED])
+    assert not loaded.errors, [str(e) for e in loaded.errors]
+    return tuple(loaded.cases)
+
+
+def documented(case_id: str) -> Case:
+    return next(case for case in documented_cases() if case.id == case_id)
+
+
+def cases_from_yaml(path: Path, text: str) -> list[Case]:
+    """Cases from a YAML text written to `path`; every case must load."""
+    path.write_text(text, encoding="utf-8")
+    items = load_file(path)
+    bad = [str(item) for item in items if not isinstance(item, Case)]
+    assert not bad, bad
+    return [item for item in items if isinstance(item, Case)]
+
+
+def run_cli(*args: str | Path, cwd: Path = REPO, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m conformance ARGS` as a CI job runs it: stdout a pipe, stdin closed."""
+    env = dict(os.environ, CI="true", COLUMNS="400")
+    env.pop("FORCE_COLOR", None)
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *map(str, args)],
+        cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )

@@ -1,0 +1,343 @@
+"""The graphs the suite builds are the graphs a user means: for every documented case and
+every graph variant, either a skip for the reason the dialect's spec gives, or one TopK
+with the case's axis, direction, order and K in the place the variant names. ONNX graphs
+must pass onnx.checker with full shape inference; OpenVINO graphs are inspected op by op."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import openvino as ov
+import pytest
+from harness import cases_from_yaml, documented, documented_cases
+from onnx import TensorProto, helper, numpy_helper
+
+from conformance.case import Case
+from conformance.onnx_graphs import build_onnx, onnx_feeds
+from conformance.openvino_graphs import build_openvino, openvino_feeds
+from conformance.variants import Variant, onnx_topk_versions, onnx_variants, openvino_variants
+
+ONNX_FLOATS = ("float16", "float32", "float64")
+
+
+def expected_onnx_skip(case: Case, opset: int) -> str | None:
+    """A fragment of the skip reason the ONNX TopK spec implies, or None if it can express it."""
+    if case.sort == "index":
+        return "no sort-by-index"
+    if case.index_type == "int32":
+        return "always int64"
+    if opset < 11 and not case.largest:
+        return "selects the largest only"
+    if opset < 11 and case.sort == "none":
+        return "always sorts"
+    if opset < 11 and case.dtype_name not in ONNX_FLOATS:
+        return "float16/float/double only"
+    if opset < 24 and case.dtype_name == "bfloat16":
+        return "no bfloat16"
+    return None
+
+
+def expected_openvino_skip(case: Case, variant: Variant) -> str | None:
+    if variant.version == 11:
+        if case.stable is not None and case.stable != variant.stable:
+            return f"asks for stable={str(case.stable).lower()}"
+        return None
+    if case.stable:
+        return f"TopK-{variant.version} has no 'stable' attribute"
+    if variant.version == 1 and case.index_type == "int64":
+        return "int32 indices only"
+    return None
+
+
+def check_onnx_model(case: Case, variant: Variant, model: onnx.ModelProto) -> None:
+    onnx.checker.check_model(model, full_check=True)
+    assert [(o.domain, o.version) for o in model.opset_import] == [("", variant.version)]
+    graph = model.graph
+    topk = [node for node in graph.node if node.op_type == "TopK"]
+    assert len(topk) == 1 and len(graph.node) == 1, [n.op_type for n in graph.node]
+    node = topk[0]
+    attributes = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    assert attributes["axis"] == case.axis  # as written, negative kept
+
+    initializers = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    inputs = {i.name: i for i in graph.input}
+    x_name = node.input[0]
+    assert x_name in inputs and x_name not in initializers
+    assert inputs[x_name].type.tensor_type.elem_type == helper.np_dtype_to_tensor_dtype(case.x.dtype)
+    assert [d.dim_value for d in inputs[x_name].type.tensor_type.shape.dim] == list(case.x.shape)
+
+    feeds = onnx_feeds(case, variant)
+    assert set(feeds) == set(inputs), "every graph input is fed, and nothing else"
+    assert feeds[x_name] is case.x
+
+    if variant.k_source == "attribute":
+        assert attributes["k"] == case.k
+        assert list(node.input) == [x_name]
+        assert not initializers
+    else:
+        assert "k" not in attributes
+        assert len(node.input) == 2
+        k_name = node.input[1]
+        if variant.k_source == "constant":
+            assert k_name in initializers and k_name not in inputs
+            k_value = initializers[k_name]
+        else:
+            assert k_name in inputs and k_name not in initializers
+            k_type = inputs[k_name].type.tensor_type
+            assert k_type.elem_type == TensorProto.INT64
+            assert [d.dim_value for d in k_type.shape.dim] == [1]
+            k_value = feeds[k_name]
+        assert k_value.dtype == np.int64 and k_value.tolist() == [case.k]
+
+    if variant.version >= 11:
+        assert attributes["largest"] == int(case.largest)
+        assert attributes["sorted"] == int(case.sort != "none")
+    else:
+        assert "largest" not in attributes and "sorted" not in attributes
+
+    outputs = {o.name: o.type.tensor_type.elem_type for o in graph.output}
+    assert list(outputs) == list(node.output)
+    assert outputs[node.output[0]] == helper.np_dtype_to_tensor_dtype(case.x.dtype)
+    assert outputs[node.output[1]] == TensorProto.INT64
+
+
+def openvino_type_name(dtype_name: str) -> str:
+    """float32 -> f32, bfloat16 -> bf16, int8 -> i8, uint64 -> u64."""
+    if dtype_name == "bfloat16":
+        return "bf16"
+    return dtype_name.replace("float", "f").replace("uint", "u").replace("int", "i")
+
+
+def topk_op(model: Any) -> Any:
+    ops = [op for op in model.get_ordered_ops() if op.get_type_name() == "TopK"]
+    assert len(ops) == 1, [op.get_type_name() for op in model.get_ordered_ops()]
+    return ops[0]
+
+
+def check_openvino_model(case: Case, variant: Variant, model: Any) -> None:
+    op = topk_op(model)
+    assert op.get_type_info().version_id == f"opset{variant.version}"
+    attributes = op.get_attributes()
+    index_type = {"int32": "i32", "int64": "i64"}[case.index_type or "int32"]
+    expected = {
+        "axis": case.axis, "mode": "max" if case.largest else "min", "sort": case.sort,
+        "index_element_type": index_type,
+    }
+    if variant.version == 11:
+        expected["stable"] = variant.stable
+    assert attributes == expected
+    assert op.get_output_element_type(1) == {"i32": ov.Type.i32, "i64": ov.Type.i64}[index_type]
+    assert op.get_output_element_type(0) == op.get_input_element_type(0)
+
+    parameters = {p.get_friendly_name(): p for p in model.get_parameters()}
+    data = op.input_value(0).get_node()
+    assert data.get_type_name() == "Parameter"
+    assert list(data.get_partial_shape().to_shape()) == list(case.x.shape)
+    assert data.get_element_type().get_type_name() == openvino_type_name(case.dtype_name)
+    k = op.input_value(1).get_node()
+    feeds = openvino_feeds(case, variant)
+    assert set(feeds) == set(parameters), "every parameter is fed, and nothing else"
+    if variant.k_source == "constant":
+        assert k.get_type_name() == "Constant"
+        assert np.asarray(k.get_data()).tolist() == case.k
+        assert set(parameters) == {data.get_friendly_name()}
+    else:
+        assert variant.k_source == "input"
+        assert k.get_type_name() == "Parameter"
+        assert k.get_friendly_name() in parameters
+        assert feeds[k.get_friendly_name()].tolist() == case.k
+
+
+DOCUMENTED_ONNX = [
+    pytest.param(case, variant, id=f"{case.id}-{variant.label}")
+    for case in documented_cases() for variant in onnx_variants()
+]
+DOCUMENTED_OPENVINO = [
+    pytest.param(case, variant, id=f"{case.id}-{variant.label}")
+    for case in documented_cases() for variant in openvino_variants()
+]
+
+
+def test_onnx_variants_cover_every_topk_opset() -> None:
+    assert onnx_topk_versions() == (1, 10, 11, 24)
+    assert {v.label for v in onnx_variants()} == {
+        "onnx-opset1-attribute",
+        *(f"onnx-opset{o}-{k}" for o in (10, 11, 24) for k in ("constant", "input")),
+    }
+
+
+@pytest.mark.parametrize(("case", "variant"), DOCUMENTED_ONNX)
+def test_documented_case_onnx_graph(case: Case, variant: Variant) -> None:
+    reason = variant.cannot_express(case)
+    expected = expected_onnx_skip(case, variant.version)
+    if expected is not None:
+        assert reason is not None and expected in reason, reason
+        return
+    assert reason is None
+    check_onnx_model(case, variant, build_onnx(case, variant))
+
+
+@pytest.mark.parametrize(("case", "variant"), DOCUMENTED_OPENVINO)
+def test_documented_case_openvino_graph(case: Case, variant: Variant) -> None:
+    reason = variant.cannot_express(case)
+    expected = expected_openvino_skip(case, variant)
+    if expected is not None:
+        assert reason is not None and expected in reason, reason
+        return
+    assert reason is None
+    check_openvino_model(case, variant, build_openvino(case, variant))
+
+
+def test_documented_cases_exercise_every_skip_kind() -> None:
+    """The parametrized tests above see both sides of each documented-case skip rule."""
+    cases = documented_cases()
+    assert any(c.sort == "index" for c in cases)
+    assert any(not c.largest for c in cases)
+    assert any(c.stable is True for c in cases) and any(c.stable is False for c in cases)
+    assert any(c.axis < 0 for c in cases)
+
+
+def test_negative_axis_is_kept_in_both_dialects() -> None:
+    case = documented("onnx-test-top-k-negative-axis")
+    assert case.axis == -1
+    model = build_onnx(case, Variant("onnx", 11, "constant"))
+    assert helper.get_attribute_value(model.graph.node[0].attribute[0]) == -1
+    ov_model = build_openvino(case, Variant("openvino", 11, "input", True))
+    assert topk_op(ov_model).get_attributes()["axis"] == -1
+
+
+SYNTHETIC = """
+cases:
+  - id: syn-bfloat16
+    source: test_graphs
+    input: {dtype: bfloat16, shape: [5], data: [1.5, -2, "nan", 0.25, 3]}
+    axis: 0
+    k: 2
+  - id: syn-int32-indices
+    source: test_graphs
+    input: {dtype: float32, shape: [2, 3], data: [[1, 2, 3], [6, 5, 4]]}
+    axis: -1
+    k: 2
+    index_type: int32
+  - id: syn-int64-indices
+    source: test_graphs
+    input: {dtype: float32, shape: [2, 3], data: [[1, 2, 3], [6, 5, 4]]}
+    axis: 1
+    k: 2
+    index_type: int64
+  - id: syn-unsorted
+    source: test_graphs
+    input: {dtype: float32, shape: [4], data: [4, 1, 3, 2]}
+    axis: 0
+    k: 2
+    sort: none
+  - id: syn-int8
+    source: test_graphs
+    input: {dtype: int8, shape: [4], data: [4, -1, 3, 2]}
+    axis: 0
+    k: 2
+"""
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+    path: Path = tmp_path_factory.mktemp("graphs") / "synthetic.yaml"
+    return {case.id: case for case in cases_from_yaml(path, SYNTHETIC)}
+
+
+@pytest.mark.parametrize(
+    ("case_id", "opset", "fragment"),
+    [
+        ("syn-bfloat16", 10, "float16/float/double only"),
+        ("syn-bfloat16", 11, "no bfloat16"),
+        ("syn-bfloat16", 24, None),
+        ("syn-int32-indices", 11, "always int64"),
+        ("syn-int32-indices", 24, "always int64"),
+        ("syn-int64-indices", 11, None),
+        ("syn-unsorted", 10, "always sorts"),
+        ("syn-unsorted", 11, None),
+        ("syn-int8", 10, "float16/float/double only"),
+        ("syn-int8", 11, None),
+    ],
+)
+def test_onnx_skip_reasons(synthetic: dict[str, Case], case_id: str, opset: int, fragment: str | None) -> None:
+    case = synthetic[case_id]
+    for k_source in ("constant", "input"):
+        variant = Variant("onnx", opset, k_source)
+        reason = variant.cannot_express(case)
+        if fragment is None:
+            assert reason is None
+            model = build_onnx(case, variant)
+            check_onnx_model(case, variant, model)
+        else:
+            assert reason is not None and fragment in reason, reason
+
+
+def test_onnx_sort_index_skip_reason() -> None:
+    case = documented("ov-topk11-spec-example-stable")
+    for variant in onnx_variants():
+        reason = variant.cannot_express(case)
+        assert reason is not None and "no sort-by-index" in reason
+
+
+def test_bfloat16_onnx_graph_is_typed_bfloat16(synthetic: dict[str, Case]) -> None:
+    model = build_onnx(synthetic["syn-bfloat16"], Variant("onnx", 24, "constant"))
+    assert model.graph.input[0].type.tensor_type.elem_type == TensorProto.BFLOAT16
+    assert model.graph.output[0].type.tensor_type.elem_type == TensorProto.BFLOAT16
+
+
+def test_unsorted_case_sets_sorted_0(synthetic: dict[str, Case]) -> None:
+    model = build_onnx(synthetic["syn-unsorted"], Variant("onnx", 11, "input"))
+    attributes = {a.name: helper.get_attribute_value(a) for a in model.graph.node[0].attribute}
+    assert attributes["sorted"] == 0
+
+
+@pytest.mark.parametrize("case_id", ["syn-int32-indices", "syn-int64-indices", "syn-bfloat16", "syn-int8"])
+def test_openvino_index_types_and_skips(synthetic: dict[str, Case], case_id: str) -> None:
+    case = synthetic[case_id]
+    for variant in openvino_variants():
+        reason = variant.cannot_express(case)
+        expected = expected_openvino_skip(case, variant)
+        if expected is not None:
+            assert reason is not None and expected in reason, reason
+            continue
+        assert reason is None, reason
+        check_openvino_model(case, variant, build_openvino(case, variant))
+
+
+def test_openvino_topk1_skips_int64_indices(synthetic: dict[str, Case]) -> None:
+    case = synthetic["syn-int64-indices"]
+    reason = Variant("openvino", 1, "constant").cannot_express(case)
+    assert reason is not None and "int32 indices only" in reason
+    assert Variant("openvino", 3, "constant").cannot_express(case) is None
+
+
+def test_openvino_stable_variants_follow_the_case() -> None:
+    stable, unstable = documented("ov-topk11-spec-example-stable"), documented("ov-topk11-spec-example-unstable")
+    either = documented("dml-top-k1-example-3")  # no 'stable': built both ways
+    for k_source in ("constant", "input"):
+        topk11_stable = Variant("openvino", 11, k_source, True)
+        topk11_unstable = Variant("openvino", 11, k_source, False)
+        assert topk11_stable.cannot_express(stable) is None
+        assert "stable=false" in (topk11_stable.cannot_express(unstable) or "")
+        assert topk11_unstable.cannot_express(unstable) is None
+        assert "stable=true" in (topk11_unstable.cannot_express(stable) or "")
+        assert topk11_stable.cannot_express(either) is None
+        assert topk11_unstable.cannot_express(either) is None
+        for version in (3, 1):
+            older = Variant("openvino", version, k_source)
+            assert "no 'stable' attribute" in (older.cannot_express(stable) or "")
+            assert older.cannot_express(unstable) is None
+        assert topk_op(build_openvino(either, topk11_stable)).get_attributes()["stable"] is True
+        assert topk_op(build_openvino(either, topk11_unstable)).get_attributes()["stable"] is False
+
+
+def test_graph_names_follow_the_contract() -> None:
+    names = {v.graph for v in onnx_variants() + openvino_variants()}
+    assert names == {
+        "onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24",
+        "openvino-topk11-stable", "openvino-topk11-unstable", "openvino-topk3", "openvino-topk1",
+    }

@@ -1,0 +1,164 @@
+"""The pytest plugin as a user drives it: `pytest --backend ort-cpu --backend openvino-cpu`
+on a folder of case files gives one readable test per case, backend, graph and K source,
+selectable by -k and by tag markers; verdicts become pass / fail / skip / warning with
+the broken rule and a repro note; xdist gives the same outcome as a serial run."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Sequence
+
+import onnxruntime
+import pytest
+from harness import DOCUMENTED
+
+from backends.registry import by_name
+from conformance.loader import load_cases
+from conformance.runner import variants_for
+
+FILES = ("directml-top-k1.yaml", "openvino-topk11.yaml")
+BACKENDS = ("--backend", "ort-cpu", "--backend", "openvino-cpu")
+ITEM = re.compile(r"^cases/[\w.-]+\.yaml::([a-z0-9._-]+)\[([a-z0-9-]+)\]$")
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A project of its own: an ini file (so pytester.path is the rootdir) and a copy of a
+    couple of documented case files under cases/."""
+    pytester.makeini("[pytest]\n")
+    cases = pytester.path / "cases"
+    cases.mkdir()
+    for name in FILES:
+        shutil.copy(DOCUMENTED / name, cases / name)
+    return pytester
+
+
+def run(project: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return project.runpytest_subprocess(
+        "--cases", "cases", "cases", "-p", "no:cacheprovider", "-p", "no:randomly", *args, timeout=300,
+    )
+
+
+def collected(result: pytest.RunResult) -> list[tuple[str, str]]:
+    """(case id, backend-graph-K label) of every item listed by --collect-only -q."""
+    items = [ITEM.match(line.strip()) for line in result.outlines]
+    return [(m.group(1), m.group(2)) for m in items if m]
+
+
+def shipped_cases() -> list[object]:
+    return load_cases([DOCUMENTED / name for name in FILES]).cases
+
+
+def variant_labels(names: Sequence[str]) -> set[str]:
+    return {f"{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b)}
+
+
+def test_ids_are_readable_and_cover_every_variant(project: pytest.Pytester) -> None:
+    result = run(project, *BACKENDS, "--collect-only", "-q")
+    assert result.ret == 0, result.stdout.str()
+    items = collected(result)
+    stdout = result.stdout.str()
+    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[ort-cpu-onnx-opset11-constant]" in stdout
+    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[openvino-cpu-openvino-topk11-stable-input]" in stdout
+    case_ids = [c.id for c in shipped_cases()]  # type: ignore[attr-defined]
+    labels = variant_labels(["ort-cpu", "openvino-cpu"])
+    assert set(items) == {(c, label) for c in case_ids for label in labels}
+    assert len(items) == len(case_ids) * len(labels), "no item twice"
+
+
+def test_k_selects_one_case_and_it_passes(project: pytest.Pytester) -> None:
+    result = run(project, *BACKENDS, "-k", "dml-top-k1-example-1")
+    labels = variant_labels(["ort-cpu", "openvino-cpu"])
+    result.assert_outcomes(passed=len(labels))
+
+
+def test_tag_markers_select_by_tag(project: pytest.Pytester) -> None:
+    result = run(project, *BACKENDS, "-m", "ties", "--collect-only", "-q")
+    assert result.ret == 0, result.stdout.str()
+    tied = {c.id for c in shipped_cases() if "ties" in c.tags}  # type: ignore[attr-defined]
+    assert tied and tied != {c.id for c in shipped_cases()}  # type: ignore[attr-defined]
+    assert {case for case, _ in collected(result)} == tied
+
+
+def test_fail_verdict_fails_with_the_rule_and_a_repro(project: pytest.Pytester) -> None:
+    result = run(project, *BACKENDS, "-k", "dml-top-k1-example-3 and openvino-cpu-onnx-opset11-input")
+    result.assert_outcomes(failed=1)
+    stdout = result.stdout.str()
+    assert "FAILED cases/directml-top-k1.yaml::dml-top-k1-example-3[openvino-cpu-onnx-opset11-input]" in stdout
+    assert "fail [tie-order]" in stdout
+    assert "Reproduce:" in stdout
+    assert "topk-conformance run --cases" in stdout and "--case dml-top-k1-example-3 --backend openvino-cpu" in stdout
+    assert "First discrepancy at sequence" in stdout
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["default", "strict-dml"])
+def test_divergent_warns_or_fails_under_strict_dml(project: pytest.Pytester, strict: bool) -> None:
+    select = ("-k", "dml-top-k1-example-3 and openvino-cpu-openvino-topk3-input")
+    if strict:
+        result = run(project, *BACKENDS, *select, "--strict-dml")
+        result.assert_outcomes(failed=1)
+        assert "divergent" in result.stdout.str() and "Reproduce:" in result.stdout.str()
+    else:
+        result = run(project, *BACKENDS, *select)
+        result.assert_outcomes(passed=1, warnings=1)
+        assert "DivergentWarning" in result.stdout.str()
+
+
+def test_skip_reasons_show_with_rs(project: pytest.Pytester) -> None:
+    result = run(project, *BACKENDS, "-k", "dml-top-k1-example-4", "-rs")
+    stdout = result.stdout.str()
+    skips = [line for line in result.outlines if line.startswith("SKIPPED")]
+    assert any("ONNX TopK-10 selects the largest only" in line for line in skips), stdout
+    assert any("ONNX TopK-1 selects the largest only" in line for line in skips), stdout
+    # opset 1 and 10 (twice: K constant and input) on both backends; the case's ties break
+    # ONNX's order through OpenVINO's ONNX frontend with K as an input (opset 11 and 24)
+    outcomes = result.parseoutcomes()
+    assert (outcomes["skipped"], outcomes["failed"]) == (6, 2), outcomes
+
+
+@pytest.mark.skipif("CUDAExecutionProvider" in onnxruntime.get_available_providers(), reason="CUDA is here")
+def test_unavailable_backend_skips_with_its_reason(project: pytest.Pytester) -> None:
+    result = run(project, "--backend", "ort-cuda", "-rs")
+    (cuda,) = by_name(["ort-cuda"])
+    total = len(shipped_cases()) * len(variants_for(cuda))
+    result.assert_outcomes(skipped=total)
+    stdout = result.stdout.str()
+    assert "ort-cuda is not available" in stdout and "onnxruntime-gpu" in stdout
+
+
+def test_xdist_gives_the_serial_outcome(project: pytest.Pytester) -> None:
+    serial = run(project, *BACKENDS)
+    parallel = run(project, *BACKENDS, "-n", "2")
+    counts = {k: v for k, v in serial.parseoutcomes().items() if k in ("passed", "failed", "skipped")}
+    assert counts["passed"] and counts["failed"] and counts["skipped"]
+    assert {k: v for k, v in parallel.parseoutcomes().items() if k in counts} == counts
+    assert "2 workers" in parallel.stdout.str()
+    failed_serial = sorted(line for line in serial.outlines if line.startswith("FAILED"))
+    failed_parallel = sorted(line for line in parallel.outlines if line.startswith("FAILED"))
+    assert failed_parallel == failed_serial
+
+
+def test_without_backend_no_case_items_are_collected(project: pytest.Pytester) -> None:
+    result = run(project, "--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED, result.stdout.str()
+    assert collected(result) == []
+
+
+def test_malformed_case_file_is_a_failing_item(project: pytest.Pytester) -> None:
+    (project.path / "cases" / "bad.yaml").write_text(
+        "cases:\n  - id: bad-k\n    source: x\n    input: {dtype: float32, shape: [2], data: [1, 2]}\n"
+        "    axis: 0\n    k: three\n",
+        encoding="utf-8",
+    )
+    result = run(project, *BACKENDS, "-k", "bad-k or dml-top-k1-example-1")
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] == 1
+    assert outcomes["passed"] == len(variant_labels(["ort-cpu", "openvino-cpu"]))
+    stdout = result.stdout.str()
+    assert "bad.yaml" in stdout and "case 'bad-k': k:" in stdout
+
+
+def test_unknown_backend_is_a_usage_error(project: pytest.Pytester) -> None:
+    result = run(project, "--backend", "ort-nope")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ort-nope" in result.stderr.str() and "onnx-reference" in result.stderr.str()

@@ -1,0 +1,104 @@
+"""A backend that dies or hangs costs one result, never the run: the result is a `crash`
+that says what happened, and the next graph runs on a fresh worker process and passes."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+from fault_backends import (
+    TRIGGER_CASE,
+    TRIGGER_LABEL,
+    AbortingBackend,
+    HangingBackend,
+    RaisingBackend,
+)
+from harness import documented
+
+from backends.base import Backend
+from conformance.results import Result
+from conformance.runner import variants_for
+from conformance.suite import run_cases
+from conformance.workers import Worker
+
+CASES = [documented(TRIGGER_CASE), documented("dml-top-k1-example-2")]
+
+
+def run(backend: Backend, timeout: float) -> tuple[list[Result], list[Result]]:
+    seen: list[Result] = []
+    results = run_cases(CASES, [backend], on_result=seen.append, isolate=True, timeout=timeout)
+    return results, seen
+
+
+def split_at_trigger(results: list[Result]) -> tuple[list[Result], Result, list[Result]]:
+    index = next(
+        i for i, r in enumerate(results)
+        if r.case == TRIGGER_CASE and f"{r.graph}-{r.k_source}" == TRIGGER_LABEL
+    )
+    return results[:index], results[index], results[index + 1:]
+
+
+def check_crash_then_recovery(backend: Backend, results: list[Result], seen: list[Result]) -> Result:
+    per_case = len(variants_for(backend))
+    assert len(results) == len(CASES) * per_case
+    assert seen == results, "every result reaches on_result, in order"
+    assert Counter(r.verdict for r in results) == {"pass": len(results) - 1, "crash": 1}
+    before, crashed, after = split_at_trigger(results)
+    assert crashed.verdict == "crash" and crashed.backend == backend.name
+    assert after, "the trigger is not the last graph: something must run after it"
+    assert any(r.case == "dml-top-k1-example-2" for r in after), "the next case ran"
+    assert all(r.verdict == "pass" for r in before + after)
+    pids_before = {r.placement for r in before}
+    pids_after = {r.placement for r in after}
+    assert len(pids_before) == 1 and len(pids_after) == 1, "one worker is kept between graphs"
+    assert pids_before != pids_after, "a fresh worker took over after the crash"
+    return crashed
+
+
+def test_abort_is_a_crash_naming_the_signal_and_the_run_goes_on() -> None:
+    backend = AbortingBackend()
+    results, seen = run(backend, timeout=60)
+    crashed = check_crash_then_recovery(backend, results, seen)
+    assert "SIGABRT" in crashed.message and "died" in crashed.message, crashed.message
+    assert crashed.profile == "ONNX sorted=1"
+
+
+def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:
+    backend = HangingBackend()
+    started = time.monotonic()
+    results, seen = run(backend, timeout=3)
+    elapsed = time.monotonic() - started
+    crashed = check_crash_then_recovery(backend, results, seen)
+    assert "no answer in 3 s" in crashed.message and "killed" in crashed.message, crashed.message
+    assert elapsed < 60, f"a 3 s timeout took {elapsed:.0f} s to recover from"
+
+
+def test_python_exception_is_an_error_and_keeps_the_worker() -> None:
+    backend = RaisingBackend()
+    results, _ = run(backend, timeout=60)
+    assert Counter(r.verdict for r in results) == {"pass": len(results) - 1, "error": 1}
+    _, raised, _ = split_at_trigger(results)
+    assert raised.verdict == "error" and "injected runtime error" in raised.message
+    assert len({r.placement for r in results if r.verdict == "pass"}) == 1, "no worker was replaced"
+
+
+def test_stopped_worker_restarts_on_the_next_request() -> None:
+    backend = RaisingBackend()
+    worker = Worker(backend, timeout=60)
+    variant = variants_for(backend)[0]
+    try:
+        first = worker.execute(CASES[1], variant)
+        worker.stop()
+        second = worker.execute(CASES[1], variant)
+    finally:
+        worker.stop()
+    assert first.verdict == second.verdict == "pass"
+    assert first.placement != second.placement
+
+
+@pytest.mark.parametrize("backend", [AbortingBackend(), HangingBackend()], ids=lambda b: b.name)
+def test_fault_backends_are_the_reference_elsewhere(backend: Backend) -> None:
+    """Off the trigger, the fakes are onnx-reference: a pass there is a real pass."""
+    results = run_cases([CASES[1]], [backend], isolate=False)
+    assert results and all(r.verdict == "pass" for r in results)
