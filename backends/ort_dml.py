@@ -1,5 +1,5 @@
 """`ort-dml`: ONNX Runtime's DirectML execution provider (wheel onnxruntime-directml,
-Windows only)."""
+Windows only; under Wine on Linux it will be `ort-dml-wine`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from backends.base import Availability
-from backends.ort_session import OrtBackend
+from backends.ort_session import OrtBackend, ort_module
 
 
 class OrtDml(OrtBackend):
@@ -27,11 +27,5 @@ class OrtDml(OrtBackend):
         # The provider's documented requirements: no memory pattern, sequential execution.
         options = super().session_options()
         options.enable_mem_pattern = False
-        options.execution_mode = ort_execution_mode_sequential()
+        options.execution_mode = ort_module().ExecutionMode.ORT_SEQUENTIAL
         return options
-
-
-def ort_execution_mode_sequential() -> Any:
-    from backends.ort_session import ort_module
-
-    return ort_module().ExecutionMode.ORT_SEQUENTIAL
