@@ -106,7 +106,7 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
         results = run_cases(cases, backends, progress.add, isolate=not args.in_process, timeout=args.timeout)
     console.print(summary_table(results))
     data = ResultsFile(environment(), info, errors, results)
-    write_results(args.out / "results.json", results, info, errors, data.environment)
+    write_results(args.out / "results.json", data)
     write_report(args.out / "report.html", data)
     console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
     if errors:
@@ -116,8 +116,7 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
 
 def _report(args: argparse.Namespace, console: Console) -> int:
     merged = merge([read_results(path) for path in args.results])
-    write_results(args.out / "results.json", merged.results, merged.backends, merged.case_errors,
-                  merged.environment)
+    write_results(args.out / "results.json", merged)
     write_report(args.out / "report.html", merged)
     console.print(summary_table(merged.results))
     console.print(f"merged {len(args.results)} results files into {args.out / 'report.html'}")

@@ -59,26 +59,23 @@ def environment() -> dict[str, Any]:
     }
 
 
-def write_results(
-    path: Path, results: list[Result], backends: dict[str, dict[str, Any]],
-    case_errors: list[str], env: dict[str, Any] | None = None,
-) -> None:
-    document = {
-        "environment": env or environment(),
-        "backends": backends,
-        "case_errors": case_errors,
-        "results": [asdict(result) for result in results],
-    }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-
-
 @dataclass
 class ResultsFile:
     environment: dict[str, Any]
     backends: dict[str, dict[str, Any]]
     case_errors: list[str]
     results: list[Result]
+
+
+def write_results(path: Path, data: ResultsFile) -> None:
+    document = {
+        "environment": data.environment,
+        "backends": data.backends,
+        "case_errors": data.case_errors,
+        "results": [asdict(result) for result in data.results],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
 
 
 def read_results(path: Path) -> ResultsFile:

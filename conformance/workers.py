@@ -24,17 +24,17 @@ START_SECONDS = 120.0  # importing a runtime in a fresh process takes a while
 
 def _serve(connection: Connection, backend: Backend) -> None:
     graphs = GraphCache()
-    current = ""
+    current: Case | None = None
     connection.send("ready")
     while True:
         request = connection.recv()
         if request is None:
             return
         case, variant = request
-        if case.id != current:
+        if current is None or case.id != current.id:
             graphs.forget_all()
-            current = case.id
-        connection.send(execute(case, backend, variant, graphs))
+            current = case  # kept, with its DirectML answer, for the case's other variants
+        connection.send(execute(current, backend, variant, graphs))
 
 
 def _signal_name(exitcode: int | None) -> str:
