@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.variants import GraphKind, Variant
+from conformance.graphs.variants import GraphKind, Variant
 
 
 @dataclass(frozen=True)

@@ -14,12 +14,12 @@ import pytest
 from backends.base import Availability, Backend
 from backends.registry import by_name
 from conformance.case import Case
+from conformance.graphs.variants import Variant
 from conformance.loader import CaseError, load_file
 from conformance.repro import repro_note
 from conformance.results import Result
 from conformance.runner import variants_for
 from conformance.suite import Executors
-from conformance.variants import Variant
 
 
 class DivergentWarning(UserWarning):

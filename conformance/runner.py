@@ -9,10 +9,10 @@ from typing import Any
 
 from backends.base import Backend, Graph, PlacementError
 from conformance.case import Case
+from conformance.graphs.onnx import GraphBuildError, build_onnx, onnx_feeds
+from conformance.graphs.variants import Variant, onnx_variants, openvino_variants
 from conformance.judge import Outcome, Outputs, Raised, judge
-from conformance.onnx_graphs import GraphBuildError, build_onnx, onnx_feeds
 from conformance.results import Result
-from conformance.variants import Variant, onnx_variants, openvino_variants
 
 
 def variants_for(backend: Backend) -> list[Variant]:
@@ -42,7 +42,7 @@ def _build(case: Case, variant: Variant) -> Graph | GraphBuildError:
     try:
         if variant.kind == "onnx":
             return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant))
-        from conformance.openvino_graphs import build_openvino, openvino_feeds
+        from conformance.graphs.openvino import build_openvino, openvino_feeds
 
         return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant))
     except GraphBuildError as exc:

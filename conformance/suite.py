@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterator, Sequence
 
 from backends.base import Backend
 from conformance.case import Case
+from conformance.graphs.variants import Variant
 from conformance.results import Result
 from conformance.runner import GraphCache, execute, variants_for
-from conformance.variants import Variant
 from conformance.workers import Worker
 
 Executor = Callable[[Case, Variant], Result]

@@ -13,9 +13,9 @@ from typing import Any
 
 from backends.base import Backend
 from conformance.case import Case
+from conformance.graphs.variants import Variant
 from conformance.results import Result
 from conformance.runner import GraphCache, execute
-from conformance.variants import Variant
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")

@@ -20,9 +20,9 @@ from backends.ort_cpu import OrtCpu
 from backends.ort_session import OrtBackend, ort_module, with_identity_before_topk
 from backends.registry import all_backends, backend_names, by_name
 from conformance.case import Case
-from conformance.onnx_graphs import build_onnx, onnx_feeds
+from conformance.graphs.onnx import build_onnx, onnx_feeds
+from conformance.graphs.variants import Variant
 from conformance.runner import GraphCache, execute, variants_for
-from conformance.variants import Variant
 
 PROVIDERS = onnxruntime.get_available_providers()
 OPENVINO_DEVICES = __import__("openvino").Core().available_devices

@@ -16,9 +16,9 @@ from harness import cases_from_yaml, documented, documented_cases
 from onnx import TensorProto, helper, numpy_helper
 
 from conformance.case import Case
-from conformance.onnx_graphs import build_onnx, onnx_feeds
-from conformance.openvino_graphs import build_openvino, openvino_feeds
-from conformance.variants import Variant, onnx_topk_versions, onnx_variants, openvino_variants
+from conformance.graphs.onnx import build_onnx, onnx_feeds
+from conformance.graphs.openvino import build_openvino, openvino_feeds
+from conformance.graphs.variants import Variant, onnx_topk_versions, onnx_variants, openvino_variants
 
 ONNX_FLOATS = ("float16", "float32", "float64")
 

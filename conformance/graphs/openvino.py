@@ -10,7 +10,7 @@ from openvino import opset1, opset3, opset11
 
 from conformance.case import Case
 from conformance.dtypes import name_of
-from conformance.variants import Variant
+from conformance.graphs.variants import Variant
 
 X, K = "X", "K"
 

@@ -9,8 +9,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from conformance.case import Case
+from conformance.graphs.variants import Variant
 from conformance.sequences import output_shape
-from conformance.variants import Variant
 
 X, K, VALUES, INDICES = "X", "K", "Values", "Indices"
 
