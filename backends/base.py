@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from conformance.case import Case
 from conformance.graphs.variants import GraphKind, Variant
 
 
@@ -39,6 +40,11 @@ class PlacementError(RuntimeError):
     """The run cannot prove that the TopK node ran where the backend says it runs."""
 
 
+class BackendCrash(RuntimeError):
+    """A process the backend drives (not the worker itself) died or hung during the run:
+    judged `crash`, like a dead worker."""
+
+
 class Backend(ABC):
     name: str
     kinds: tuple[GraphKind, ...]  # the graph dialects it runs
@@ -57,3 +63,13 @@ class Backend(ABC):
 
     def runs(self, variant: Variant) -> bool:
         return variant.kind in self.kinds
+
+    def warm_up(self) -> None:
+        """Start what the runs need (a worker calls this before its first request, so the
+        first result's time is its own). Never raises; the runs report any failure."""
+        return None
+
+    def cannot_run(self, case: Case, variant: Variant) -> str | None:
+        """Why this device cannot take a case that the dialect expresses (a skip, for
+        example a data type the device reports unsupported), or None."""
+        return None

@@ -6,11 +6,13 @@ from __future__ import annotations
 from importlib import metadata
 
 from backends.base import Backend
+from backends.directml_wine import DirectMLWine
 from backends.onnx_reference import OnnxReference
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
 from backends.ort_cuda import OrtCuda
 from backends.ort_dml import OrtDml
+from backends.ort_dml_wine import OrtDmlWine
 from backends.ort_openvino import OrtOpenVINO
 
 OPENVINO_DEVICES = ("CPU", "GPU", "NPU")
@@ -18,7 +20,7 @@ OPENVINO_DEVICES = ("CPU", "GPU", "NPU")
 
 def all_backends() -> list[Backend]:
     found: list[Backend] = [
-        OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(),
+        OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(), OrtDmlWine(), DirectMLWine(),
         *(OpenVINO(device) for device in OPENVINO_DEVICES),
     ]
     for entry in metadata.entry_points(group="topk_conformance.backends"):

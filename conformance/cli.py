@@ -29,6 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     if args.command == "report":
         return _report(args, console)
+    if args.command == "setup":
+        return _setup(console)
     if args.list_backends:
         console.print(_backend_table(all_backends()))
         return 0
@@ -56,6 +58,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="run backends in this process (for debugging; a crash ends the run)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                      help="time one graph may take before its worker is killed (default: 60)")
+    setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
+    setup.add_argument("component", choices=["directml"],
+                       help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
+                       "for ort-dml-wine and directml-wine")
     report = commands.add_parser("report", help="merge results files into one results.json and report.html")
     report.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
     report.add_argument("--out", type=Path, default=Path("reports/merged"), metavar="DIR")
@@ -112,6 +118,22 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
     if errors:
         console.print(f"[bold red]{len(errors)} case file error(s)[/]: listed above and in the report")
     return 0
+
+
+def _setup(console: Console) -> int:
+    from backends.wine.environment import default_setup
+    from backends.wine.provision import SetupError, provision
+
+    setup = default_setup()
+    try:
+        provision(setup, say=console.print)
+    except SetupError as exc:
+        console.print(f"[bold red]setup directml stopped[/]: {exc}")
+        return 1
+    # The backends prove the bridge on known inputs before they call themselves available.
+    wine_backends = by_name(["ort-dml-wine", "directml-wine"])
+    console.print(_backend_table(wine_backends))
+    return 0 if all(b.availability().available for b in wine_backends) else 1
 
 
 def _report(args: argparse.Namespace, console: Console) -> int:

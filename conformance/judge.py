@@ -46,9 +46,12 @@ class Judgement:
 
 
 def domain_of(case: Case, profile: Profile) -> Domain:
-    """Whether the dialect promises anything for this input (NaN, unordered output and K
-    outside the dialect's range are not promised)."""
+    """Whether the dialect promises anything for this input (NaN, unordered output, K
+    outside the dialect's range, and types or ranks outside its tensor-support tables are
+    not promised)."""
     if has_nan(case.x) or profile.order == "none" or not profile.k_defined(case.k, case.n):
+        return "undefined"
+    if not profile.defines(case.dtype_name, case.x.ndim):
         return "undefined"
     return "defined"
 

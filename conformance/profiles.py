@@ -20,6 +20,10 @@ class Profile:
     strict_ties: bool  # lowest-indexed ties selected at the boundary and listed first
     index_dtype: np.dtype[Any]
     label: str  # for messages: "ONNX sorted=1", "OpenVINO sort=index stable=true"
+    # Data types and ranks the document defines a result for (None: any).
+    defined_dtypes: frozenset[str] | None = None
+    defined_ranks: tuple[int, int] | None = None
+    defined_index_dtypes: frozenset[str] | None = None
 
     def k_defined(self, k: int, n: int) -> bool:
         """Whether the dialect defines a result for this K (else the domain is undefined)."""
@@ -29,6 +33,24 @@ class Profile:
             return 1 <= k <= n
         # DML_TOP_K(1): "K must be greater than 0, but less than the number of elements".
         return 1 <= k < n
+
+
+    def defines(self, dtype: str, rank: int) -> bool:
+        """Whether the document's tensor-support rules cover this input and index type."""
+        if self.defined_dtypes is not None and dtype not in self.defined_dtypes:
+            return False
+        if self.defined_ranks is not None and not self.defined_ranks[0] <= rank <= self.defined_ranks[1]:
+            return False
+        return self.defined_index_dtypes is None or str(self.index_dtype) in self.defined_index_dtypes
+
+
+# DML_TOP_K and DML_TOP_K1 tensor support, DML_FEATURE_LEVEL_5_0 and above (the newest
+# table of both documents): 1 to 8 dimensions; UINT32 or UINT64 indices.
+DIRECTML_DTYPES = frozenset({
+    "float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
+})
+DIRECTML_RANKS = (1, 8)
+DIRECTML_INDEX_DTYPES = frozenset({"uint32", "uint64"})
 
 
 def onnx(sorted_: bool) -> Profile:
@@ -47,5 +69,8 @@ def openvino(sort: Order, stable: bool, index_type: str = "int32") -> Profile:
     return Profile("openvino", sort, strict, INDEX_DTYPES[index_type], label)
 
 
-def directml(index_type: str = "uint32") -> Profile:
-    return Profile("directml", "value", True, INDEX_DTYPES[index_type], "DirectML TOP_K1")
+def directml(index_type: str = "uint32", operator: str = "TOP_K1") -> Profile:
+    return Profile(
+        "directml", "value", True, INDEX_DTYPES[index_type], f"DirectML {operator}",
+        DIRECTML_DTYPES, DIRECTML_RANKS, DIRECTML_INDEX_DTYPES,
+    )

@@ -7,16 +7,17 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from backends.base import Backend, Graph, PlacementError
+from backends.base import Backend, BackendCrash, Graph, PlacementError
 from conformance.case import Case
+from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.onnx import GraphBuildError, build_onnx, onnx_feeds
-from conformance.graphs.variants import Variant, onnx_variants, openvino_variants
+from conformance.graphs.variants import Variant, directml_variants, onnx_variants, openvino_variants
 from conformance.judge import Outcome, Outputs, Raised, judge
 from conformance.results import Result
 
 
 def variants_for(backend: Backend) -> list[Variant]:
-    return [v for v in onnx_variants() + openvino_variants() if backend.runs(v)]
+    return [v for v in onnx_variants() + openvino_variants() + directml_variants() if backend.runs(v)]
 
 
 @dataclass
@@ -42,6 +43,8 @@ def _build(case: Case, variant: Variant) -> Graph | GraphBuildError:
     try:
         if variant.kind == "onnx":
             return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant))
+        if variant.kind == "directml":
+            return Graph(variant, build_directml(case, variant), directml_feeds(case, variant))
         from conformance.graphs.openvino import build_openvino, openvino_feeds
 
         return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant))
@@ -57,7 +60,7 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         "case": case.id, "backend": backend.name, "graph": variant.graph,
         "k_source": variant.k_source, "tags": list(case.tags),
     }
-    reason = variant.cannot_express(case)
+    reason = variant.cannot_express(case) or backend.cannot_run(case, variant)
     if reason:
         return Result(**base, verdict="skip", message=reason)
     profile = variant.profile(case)
@@ -73,6 +76,8 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         execution = backend.run(graph)
         outcome = Outputs(execution.values, execution.indices)
         placement, wrapping = execution.placement, execution.wrapping
+    except BackendCrash as exc:
+        return Result(**base, verdict="crash", message=str(exc), seconds=time.perf_counter() - started)
     except PlacementError as exc:
         # Never judged as an output, nor as an expected error: the provider is unproven.
         return Result(**base, verdict="error", message=f"placement: {exc}",

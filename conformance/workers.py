@@ -25,6 +25,7 @@ START_SECONDS = 120.0  # importing a runtime in a fresh process takes a while
 def _serve(connection: Connection, backend: Backend) -> None:
     graphs = GraphCache()
     current: Case | None = None
+    backend.warm_up()
     connection.send("ready")
     while True:
         request = connection.recv()

@@ -18,7 +18,7 @@ DOCUMENTED = CASES / "documented"
 BASELINES = Path(__file__).resolve().parent / "baselines"
 
 CONTRACT_BACKENDS = (
-    "onnx-reference", "ort-cpu", "ort-openvino", "ort-cuda", "ort-dml",
+    "onnx-reference", "ort-cpu", "ort-openvino", "ort-cuda", "ort-dml", "ort-dml-wine", "directml-wine",
     "openvino-cpu", "openvino-gpu", "openvino-npu",
 )
 

@@ -13,7 +13,7 @@ from conformance import profiles
 from conformance.case import Case
 from conformance.profiles import Profile
 
-GraphKind = Literal["onnx", "openvino"]
+GraphKind = Literal["onnx", "openvino", "directml"]
 KSource = Literal["constant", "input", "attribute"]
 
 _ONNX_FLOATS = ("float16", "float32", "float64")
@@ -33,7 +33,7 @@ def onnx_topk_versions() -> tuple[int, ...]:
 @dataclass(frozen=True)
 class Variant:
     kind: GraphKind
-    version: int  # ONNX opset, or OpenVINO TopK version
+    version: int  # ONNX opset, OpenVINO TopK version, DirectML TOP_K1 (1) or TOP_K (0)
     k_source: KSource
     stable: bool | None = None  # OpenVINO TopK-11 only
 
@@ -42,6 +42,8 @@ class Variant:
         """The `graph` field of a result (contract section 4)."""
         if self.kind == "onnx":
             return f"onnx-opset{self.version}"
+        if self.kind == "directml":
+            return "directml-topk1" if self.version == 1 else "directml-topk"
         suffix = "" if self.stable is None else ("-stable" if self.stable else "-unstable")
         return f"openvino-topk{self.version}{suffix}"
 
@@ -53,11 +55,16 @@ class Variant:
         """Why this graph cannot express the case (a skip), or None."""
         if self.kind == "onnx":
             return _onnx_cannot_express(self.version, case)
+        if self.kind == "directml":
+            return _directml_cannot_express(self.version, case)
         return _openvino_cannot_express(self, case)
 
     def profile(self, case: Case) -> Profile:
         if self.kind == "onnx":
             return profiles.onnx(sorted_=case.sort != "none")
+        if self.kind == "directml":
+            operator = "TOP_K1" if self.version == 1 else "TOP_K"
+            return profiles.directml(directml_index_type(case), operator)
         # OpenVINO's default index type is i32 (TopK-1 has no other).
         return profiles.openvino(case.sort, bool(self.stable), case.index_type or "int32")
 
@@ -88,6 +95,30 @@ def _openvino_cannot_express(variant: Variant, case: Case) -> str | None:
     if variant.version == 1 and case.index_type == "int64":
         return "openvino.opset1.topk builds TopK-1 with int32 indices only"
     return None
+
+
+def directml_index_type(case: Case) -> str:
+    """DirectML's index tensor for a case: UINT32 by default, UINT64 where the case asks for
+    64-bit indices; a case asking for int32 gets INT32, which the documents do not allow,
+    to see what DirectML does with it."""
+    return {None: "uint32", "int64": "uint64"}.get(case.index_type, case.index_type or "uint32")
+
+
+def _directml_cannot_express(version: int, case: Case) -> str | None:
+    if case.sort == "index":
+        return "DirectML orders by value only"
+    if version == 0 and not case.largest:
+        return "DML_TOP_K selects the largest only (no AxisDirection; TOP_K1 has one)"
+    if case.dtype_name == "bfloat16":
+        return "DirectML has no bfloat16 tensor type"
+    if not 0 <= case.k < 2**32:
+        return f"DirectML's K is a UINT; {case.k} does not fit"
+    return None
+
+
+def directml_variants() -> list[Variant]:
+    # K is a field of the operator description, as an attribute is.
+    return [Variant("directml", 1, "attribute"), Variant("directml", 0, "attribute")]
 
 
 def onnx_variants() -> list[Variant]:

@@ -1,0 +1,217 @@
+"""The two DirectML backends under Wine (`ort-dml-wine`, `directml-wine`), for real: the
+bridge, the known-answer proof (and its refusal on Wine's stock wined3d.dll, which returns
+untouched outputs while every call succeeds), the documented examples, placement, the
+device's answers, crash isolation and the setup's idempotence. They need
+`topk-conformance setup directml`; under CI=true a missing setup fails instead of skipping,
+so a CI job that lost its runtime cannot stay green."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from harness import DOCUMENTED, documented_cases
+
+from backends.base import Graph, PlacementError
+from backends.directml_wine import DirectMLWine
+from backends.ort_dml_wine import OrtDmlWine
+from backends.wine import provision
+from backends.wine.bridged import BridgedBackend
+from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
+from conformance.case import Case
+from conformance.graphs.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
+from conformance.graphs.variants import Variant, directml_variants
+from conformance.runner import GraphCache, execute, variants_for
+
+SETUP = default_setup()
+
+
+def _require(backend: BridgedBackend) -> BridgedBackend:
+    status = backend.availability()
+    if not status.available:
+        if os.environ.get("CI"):
+            pytest.fail(f"{backend.name} is not available in CI: {status.reason}")
+        pytest.skip(f"{backend.name} is not available: {status.reason}")
+    return backend
+
+
+@pytest.fixture(scope="module")
+def directml() -> DirectMLWine:
+    backend = _require(DirectMLWine(SETUP))
+    assert isinstance(backend, DirectMLWine)
+    return backend
+
+
+@pytest.fixture(scope="module")
+def ort_dml() -> OrtDmlWine:
+    backend = _require(OrtDmlWine(SETUP))
+    assert isinstance(backend, OrtDmlWine)
+    return backend
+
+
+def _case(x: np.ndarray, k: int, largest: bool = True, axis: int = -1) -> Case:
+    return Case(id="wine-test", source="test", file=Path("<test>"), x=x, axis=axis, k=k, largest=largest)
+
+
+# --- the documented examples, on both backends --------------------------------------
+
+@pytest.mark.parametrize("case", [c for c in documented_cases() if c.id.startswith("dml-")], ids=lambda c: c.id)
+def test_documented_directml_examples_pass_on_directml_operators(directml: DirectMLWine, case: Case) -> None:
+    graphs = GraphCache()
+    ran = 0
+    for variant in variants_for(directml):
+        result = execute(case, directml, variant, graphs)
+        if variant.cannot_express(case):
+            assert result.verdict == "skip"
+            continue
+        ran += 1
+        assert result.verdict == "pass", result.message
+        assert "DirectML.dll" in result.placement
+    assert ran >= 1
+
+
+@pytest.mark.parametrize("case", [c for c in documented_cases() if c.id.startswith("dml-")], ids=lambda c: c.id)
+def test_documented_directml_examples_pass_on_the_dml_provider(ort_dml: OrtDmlWine, case: Case) -> None:
+    graphs = GraphCache()
+    for opset in (11,):
+        for k_source in ("constant", "input"):
+            result = execute(case, ort_dml, Variant("onnx", opset, k_source), graphs)
+            assert result.verdict == "pass", result.message
+            # ONNX Runtime's own assignment record, as the bridge read it.
+            assert "TopK:topk=DmlExecutionProvider" in result.placement
+
+
+def test_the_bridge_serves_both_backends_from_one_process(ort_dml: OrtDmlWine) -> None:
+    """The same bridge runs DirectML's operator beside ONNX Runtime's sessions."""
+    case = _case(np.array([[1, 2, 2, 3], [3, 4, 5, 5]], dtype=np.float32), 3)
+    operator = DirectMLOperator(DML_OPERATOR_TOP_K1, 1, 3, 1, "uint32")
+    execution = DirectMLWine(SETUP).run_on(ort_dml.bridge(), Graph(directml_variants()[0], operator, {"X": case.x}))
+    assert execution.indices.tolist() == [[3, 1, 2], [2, 3, 1]]
+
+
+# --- proof before results -------------------------------------------------------------
+
+@pytest.mark.parametrize("backend_class", [DirectMLWine, OrtDmlWine])
+def test_stock_wined3d_fails_the_proof_and_the_backend_refuses(backend_class: type[BridgedBackend]) -> None:
+    """Wine's own wined3d.dll (vkd3d 1.6 on lavapipe) returns success and writes nothing:
+    the backend must call itself unavailable, never return those rows."""
+    _require(backend_class(SETUP))
+    stock = backend_class(WineSetup(SETUP.root, patched_wined3d=False))
+    status = stock.availability()
+    assert not status.available
+    assert "known-answer proof" in status.reason, status.reason
+
+
+def test_an_unverified_wine_build_is_not_patched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    other = tmp_path / "wined3d.dll"
+    other.write_bytes(b"MZ not the verified build")
+    monkeypatch.setattr(provision, "STOCK_WINED3D", other)
+    setup = WineSetup(tmp_path / "directml")
+    messages: list[str] = []
+    provision.patch_wined3d(setup, messages.append)
+    assert not (setup.bin / "wined3d.dll").exists()
+    status = DirectMLWine(setup).availability()
+    assert not status.available
+    assert provision.sha256(other) in status.reason and "not patched blind" in status.reason
+
+
+# --- placement, device answers, versions ----------------------------------------------
+
+def test_placement_is_read_from_onnx_runtime_s_record() -> None:
+    backend = OrtDmlWine(SETUP)
+    backend.check_record("TopK:topk=DmlExecutionProvider;")
+    with pytest.raises(PlacementError, match="CPUExecutionProvider"):
+        backend.check_record("TopK:topk=CPUExecutionProvider;")
+    with pytest.raises(PlacementError, match="no provider"):
+        backend.check_record("")
+
+
+def test_describe_names_the_translation_layer_and_the_device(directml: DirectMLWine, ort_dml: OrtDmlWine) -> None:
+    for backend in (directml, ort_dml):
+        info = backend.describe()
+        for key in ("wine", "vkd3d", "mesa_lavapipe", "directml_dll", "adapter", "semantics"):
+            assert info.get(key), (backend.name, key, info)
+        assert "software Vulkan" in info["semantics"]
+    assert ort_dml.describe()["onnxruntime"] == WHEEL_VERSION
+    info = directml.describe()
+    assert int(info["feature_level"], 16) >= 0x5000
+    assert "FLOAT32" in info["data_types_supported"].split(",")
+
+
+def test_a_type_the_table_lists_but_the_device_refuses_is_a_skip(directml: DirectMLWine) -> None:
+    unsupported = directml.describe()["data_types_unsupported"].split(",")
+    if "FLOAT16" not in unsupported:
+        pytest.skip("this device supports FLOAT16")
+    case = _case(np.array([3, 1, 2], dtype=np.float16), 2)
+    result = execute(case, directml, directml_variants()[0], GraphCache())
+    assert result.verdict == "skip"
+    assert "FLOAT16 unsupported" in result.message
+
+
+def test_what_directml_refuses_is_an_error_with_its_hresult(directml: DirectMLWine) -> None:
+    """FLOAT64: the device reports it supported, TOP_K1's table omits it, CreateOperator
+    refuses it. Outside the documented domain, so not a broken promise."""
+    case = _case(np.array([3.0, 1.0, 2.0]), 2)
+    result = execute(case, directml, directml_variants()[0], GraphCache())
+    assert result.verdict == "error"
+    assert result.domain == "undefined"
+    assert "CreateOperator" in result.message and "0x80070057" in result.message
+
+
+# --- isolation and reuse --------------------------------------------------------------
+
+def test_a_hung_bridge_costs_one_crash_result_and_a_fresh_bridge_takes_the_next(directml: DirectMLWine) -> None:
+    backend = DirectMLWine(SETUP)
+    bridge = backend.bridge()
+    assert bridge._process is not None
+    bridge.timeout = 3.0
+    os.kill(bridge._process.pid, signal.SIGSTOP)
+    case = _case(np.array([[1, 2, 2, 3]], dtype=np.float32), 2)
+    variant = directml_variants()[0]
+    hung = execute(case, backend, variant, GraphCache())
+    assert hung.verdict == "crash"
+    assert "no answer from the bridge" in hung.message
+    after = execute(case, backend, variant, GraphCache())
+    assert after.verdict == "pass", after.message
+    assert backend._bridge is not bridge
+
+
+def test_a_worker_reuses_one_bridge_for_every_run(directml: DirectMLWine) -> None:
+    bridge = directml.bridge()
+    graphs = GraphCache()
+    for case in documented_cases()[:3]:
+        execute(case, directml, directml_variants()[0], graphs)
+    assert directml.bridge() is bridge and bridge.alive
+
+
+# --- setup ----------------------------------------------------------------------------
+
+def test_setup_a_second_time_does_nothing_again(directml: DirectMLWine) -> None:
+    said: list[str] = []
+    provision.provision(SETUP, said.append)
+    assert all(("present" in line) or ("up to date" in line) for line in said), said
+    assert json.loads(SETUP.state_file.read_text())["complete"] is True
+
+
+def test_the_pinned_wheel_is_the_one_constraints_txt_names() -> None:
+    constraints = (DOCUMENTED.parent.parent / "constraints.txt").read_text().split()
+    assert f"onnxruntime-directml=={WHEEL_VERSION}" in constraints
+
+
+def test_the_bridge_builds_warning_free_from_source(tmp_path: Path) -> None:
+    compiler = "x86_64-w64-mingw32-gcc"
+    if subprocess.run(["which", compiler], capture_output=True).returncode != 0:
+        if os.environ.get("CI"):
+            pytest.fail("mingw is missing in CI")
+        pytest.skip("mingw is not installed")
+    sources = sorted(str(p) for p in provision.BRIDGE_SOURCES.glob("*.c"))
+    completed = subprocess.run(
+        [compiler, "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(tmp_path / "bridge.exe"), *sources,
+         *provision.BRIDGE_LIBRARIES], capture_output=True, text=True,
+    )
+    assert completed.returncode == 0, completed.stderr
