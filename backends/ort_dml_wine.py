@@ -29,8 +29,11 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
     def __init__(self, setup: WineSetup | None = None) -> None:
         BridgedBackend.__init__(self, setup)
 
+    # The DirectML provider takes a one-node TopK graph: a decline is about the node itself.
+    retry_behind_identity = False
+
     def run(self, graph: Graph) -> Execution:
-        # OrtBackend.run: retries behind an Identity when the provider declines the node.
+        # OrtBackend.run: a provider's decline becomes a placement error.
         return OrtBackend.run(self, graph)
 
     def proof_variants(self) -> list[Variant]:

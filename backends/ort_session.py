@@ -43,6 +43,8 @@ class OrtBackend(Backend):
     kinds = ("onnx",)
     provider: str  # e.g. "CPUExecutionProvider"
     package_hint: str  # the wheel that brings the provider
+    # Offer a declined one-node graph again behind an Identity (OpenVINO's provider needs it).
+    retry_behind_identity = True
 
     def provider_options(self) -> dict[str, str]:
         return {}
@@ -80,6 +82,8 @@ class OrtBackend(Backend):
         except Exception as exc:
             if _FALLBACK_REFUSED not in str(exc) or self.provider == "CPUExecutionProvider":
                 raise
+            if not self.retry_behind_identity:
+                raise PlacementError(f"{self.provider} declined the TopK node") from None
         # The provider declined the one-node graph: hand it TopK behind an Identity.
         try:
             return self._run(with_identity_before_topk(graph.model), graph.feeds, IDENTITY_WRAPPING)
