@@ -3,11 +3,13 @@ running the command line the way a CI script does (no TTY, stdin closed, CI=true
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from conformance.case import Case
 from conformance.loader import load_cases, load_file
@@ -52,3 +54,27 @@ def run_cli(*args: str | Path, cwd: Path = REPO, timeout: float = 300) -> subpro
         cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
         timeout=timeout, check=False,
     )
+
+
+ResultKey = tuple[str, str, str, str, tuple[str, ...]]
+
+
+def non_pass_set(results: list[dict[str, Any]]) -> set[ResultKey]:
+    """What a baseline records of a backend's results: every one neither pass nor skip."""
+    return {
+        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
+        for r in results if r["verdict"] not in ("pass", "skip")
+    }
+
+
+def baseline(name: str) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads((BASELINES / f"{name}.json").read_text(encoding="utf-8"))
+    return document
+
+
+def baseline_set(recorded: dict[str, Any]) -> set[ResultKey]:
+    assert all(group["why"].strip() for group in recorded["groups"]), "every group says why"
+    return {
+        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
+        for group in recorded["groups"] for r in group["results"]
+    }

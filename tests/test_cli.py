@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import BASELINES, CONTRACT_BACKENDS, DOCUMENTED, documented_cases, run_cli
+from harness import (
+    CONTRACT_BACKENDS,
+    DOCUMENTED,
+    baseline,
+    baseline_set,
+    documented_cases,
+    non_pass_set,
+    run_cli,
+)
 
 from backends.registry import by_name
 from conformance.runner import variants_for
@@ -57,18 +65,6 @@ def documented_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     run = run_and_read("--cases", "cases/documented", *backends, out=out)
     assert run.completed.returncode == 0, run.completed.stderr
     return run
-
-
-def non_pass_set(results: list[dict[str, Any]]) -> set[tuple[str, str, str, str, tuple[str, ...]]]:
-    return {
-        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
-        for r in results if r["verdict"] not in ("pass", "skip")
-    }
-
-
-def baseline(backend: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((BASELINES / f"documented-{backend}.json").read_text(encoding="utf-8"))
-    return document
 
 
 # --- the documented run ---------------------------------------------------------------
@@ -168,13 +164,9 @@ def test_ort_cpu_passes_all_but_uint64(documented_run: Run) -> None:
 
 @pytest.mark.parametrize("backend", RUN_BACKENDS)
 def test_non_pass_results_match_the_baseline(documented_run: Run, backend: str) -> None:
-    recorded = baseline(backend)
+    recorded = baseline(f"documented-{backend}")
     assert recorded["backend"] == backend
-    expected = {
-        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
-        for group in recorded["groups"] for r in group["results"]
-    }
-    assert all(group["why"].strip() for group in recorded["groups"]), "every group says why"
+    expected = baseline_set(recorded)
     got = non_pass_set(documented_run.of(backend))
     assert got == expected, (
         f"{backend} on the documented examples: new {sorted(got - expected)}, "

@@ -34,7 +34,8 @@ class BridgeRefused(RuntimeError):
     """The runtime behind the bridge refused or failed: code is its HRESULT or OrtErrorCode."""
 
     def __init__(self, code: int, text: str) -> None:
-        super().__init__(f"{text} (code 0x{code:08x})")
+        hexcode = f"0x{code:08x}"
+        super().__init__(text if hexcode in text else f"{text} (code {hexcode})")
         self.code = code
         self.text = text
 
