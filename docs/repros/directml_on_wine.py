@@ -1,0 +1,81 @@
+"""What DirectML does under Wine, without the suite: DirectML's own TOP_K1 and ONNX
+Runtime's DirectML provider, driven through the suite's bridge.exe directly (framing in
+backends/wine/bridge/bridge.h; no suite imports). Needs `topk-conformance setup directml`.
+DirectML.dll 1.15.4 and onnxruntime-directml 1.24.4 under Wine 8.0 on Mesa lavapipe (a
+software Vulkan adapter): what shows here may lie in DirectML's shaders or in their
+translation, and says nothing about any GPU's driver."""
+import os
+import struct
+import subprocess
+
+import numpy as np
+from onnx import TensorProto, helper
+
+root = os.path.expanduser("~/.cache/topk-conformance/directml")
+xvfb = subprocess.Popen(["Xvfb", ":93", "-nolisten", "tcp"], stderr=subprocess.DEVNULL)
+env = dict(os.environ, WINEPREFIX=f"{root}/prefix", WINEDEBUG="-all", DISPLAY=":93",
+           WINEDLLOVERRIDES="mscoree,mshtml=;wined3d=n",  # the patched wined3d.dll beside bridge.exe
+           VK_ICD_FILENAMES="/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
+bridge = subprocess.Popen(["wine", f"{root}/bin/bridge.exe"], env=env, cwd=f"{root}/bin",
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+ELEM = {np.float32: 1, np.int16: 5, np.int64: 7, np.uint64: 13, np.float64: 11}
+
+
+def ask(op, body):
+    bridge.stdin.write(struct.pack("<IIQ", 0x31424B54, op, len(body)) + body)
+    bridge.stdin.flush()
+    _, status, _, _, n = struct.unpack("<IIIIQ", bridge.stdout.read(24))
+    out = bridge.stdout.read(n)
+    return (None, out.decode()) if status else (out, "")
+
+
+def tensor(x):
+    return struct.pack(f"<II{x.ndim}qQ", ELEM[x.dtype.type], x.ndim, *x.shape, x.nbytes) + x.tobytes()
+
+
+def top_k1(x, k, largest, index_type=12):  # DML_OPERATOR_TOP_K1 on axis 0; indices UINT32 (12)
+    out, refused = ask(4, struct.pack("<5I", 112, 0, k, int(largest), index_type) + tensor(x))
+    if refused:
+        return refused
+    values = np.frombuffer(out[24:24 + x.itemsize * k], x.dtype)
+    return values.tolist(), np.frombuffer(out[48 + x.itemsize * k:], np.uint32).tolist()
+
+
+def ort_dml(x, k, opset):  # one TopK node, K an initializer, through the DirectML provider
+    node = helper.make_node("TopK", ["X", "K"], ["V", "I"], name="topk", axis=0)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("X", ELEM[x.dtype.type], list(x.shape))],
+        [helper.make_tensor_value_info("V", ELEM[x.dtype.type], [k]), helper.make_tensor_value_info("I", 7, [k])],
+        [helper.make_tensor("K", TensorProto.INT64, [1], [k])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
+    model = model.SerializeToString()
+    body = struct.pack("<I", 0) + struct.pack("<Q", len(model)) + model
+    body += struct.pack("<II", 1, 1) + b"X" + tensor(x) + struct.pack("<I", 2)  # input X; outputs:
+    body += b"".join(struct.pack("<I", 1) + name + struct.pack("<IIIQ", 0, 0, 0, 0) for name in (b"V", b"I"))
+    out, refused = ask(2, body)
+    if refused:
+        return refused[:300]
+    values = np.frombuffer(out[28:28 + x.itemsize * k], x.dtype).tolist()
+    return values, out[out.rfind(b"TopK:"):].decode()  # ONNX Runtime's own placement record
+
+
+print("INT64, values sharing their high 32 bits (UINT64 for contrast):")
+for dtype in (np.int64, np.uint64):
+    x = np.array([5, 4294967295], dtype)
+    print(" ", dtype.__name__, x.tolist(), "smallest:", top_k1(x, 1, False), "largest:", top_k1(x, 1, True))
+x = np.array([[1, 2, 2, 3]], np.float32).T.copy().ravel()
+print("K = n = 4 ('less than' the axis size, say the docs):", top_k1(x, 4, True))
+print("K = 0 ('greater than 0'):", top_k1(x, 0, True))
+print("INT32 indices (tables: UINT32, UINT64):", top_k1(x, 2, True, index_type=6))
+print("FLOAT64 (not in the tables):", top_k1(x.astype(np.float64), 2, True))
+nan = np.array([0, -0.0, np.nan, 1, -np.inf, np.inf, np.nan, -0.0], np.float32)
+print("NaN, K=8, largest:", top_k1(nan, 8, True))
+print("NaN, K=8, smallest:", top_k1(nan, 8, False))
+print("ONNX Runtime's DirectML provider, TopK-11 float32:", ort_dml(x, 2, 11))
+print("  TopK-11 int64 [5, 4294967295], largest K=1:", ort_dml(np.array([5, 4294967295], np.int64), 1, 11))
+print("  TopK-24 float32:", ort_dml(x, 2, 24))
+print("  TopK-11 int16:", ort_dml(np.array([1, 2, 2, 3], np.int16), 2, 11))
+bridge.stdin.close()
+bridge.wait()
+xvfb.terminate()
