@@ -69,6 +69,10 @@ class Backend(ABC):
         first result's time is its own). Never raises; the runs report any failure."""
         return None
 
+    def close(self) -> None:
+        """Stop what warm_up or the runs started (the worker calls this as it ends)."""
+        return None
+
     def cannot_run(self, case: Case, variant: Variant) -> str | None:
         """Why this device cannot take a case that the dialect expresses (a skip, for
         example a data type the device reports unsupported), or None."""

@@ -28,17 +28,21 @@ class Executors:
         self.isolate = isolate
         self.timeout = timeout
         self.workers: dict[str, Worker] = {}
+        self.in_process: dict[str, Backend] = {}
         self.graphs = GraphCache()
 
     def for_backend(self, backend: Backend) -> Executor:
         if self.isolate:
             worker = self.workers.setdefault(backend.name, Worker(backend, self.timeout))
             return worker.execute
+        self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
 
     def close(self) -> None:
         for worker in self.workers.values():
             worker.stop()
+        for backend in self.in_process.values():
+            backend.close()
 
 
 def run_cases(

@@ -27,15 +27,18 @@ def _serve(connection: Connection, backend: Backend) -> None:
     current: Case | None = None
     backend.warm_up()
     connection.send("ready")
-    while True:
-        request = connection.recv()
-        if request is None:
-            return
-        case, variant = request
-        if current is None or case.id != current.id:
-            graphs.forget_all()
-            current = case  # kept, with its DirectML answer, for the case's other variants
-        connection.send(execute(current, backend, variant, graphs))
+    try:
+        while True:
+            request = connection.recv()
+            if request is None:
+                return
+            case, variant = request
+            if current is None or case.id != current.id:
+                graphs.forget_all()
+                current = case  # kept, with its DirectML answer, for the case's other variants
+            connection.send(execute(current, backend, variant, graphs))
+    finally:
+        backend.close()
 
 
 def _signal_name(exitcode: int | None) -> str:

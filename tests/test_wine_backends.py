@@ -11,6 +11,8 @@ import json
 import os
 import signal
 import subprocess
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -43,17 +45,19 @@ def _require(backend: BridgedBackend) -> BridgedBackend:
 
 
 @pytest.fixture(scope="module")
-def directml() -> DirectMLWine:
+def directml() -> Iterator[DirectMLWine]:
     backend = _require(DirectMLWine(SETUP))
     assert isinstance(backend, DirectMLWine)
-    return backend
+    yield backend
+    backend.close()
 
 
 @pytest.fixture(scope="module")
-def ort_dml() -> OrtDmlWine:
+def ort_dml() -> Iterator[OrtDmlWine]:
     backend = _require(OrtDmlWine(SETUP))
     assert isinstance(backend, OrtDmlWine)
-    return backend
+    yield backend
+    backend.close()
 
 
 def _case(x: np.ndarray, k: int, largest: bool = True, axis: int = -1) -> Case:
@@ -179,8 +183,9 @@ def test_a_hung_bridge_costs_one_crash_result_and_a_fresh_bridge_takes_the_next(
     assert hung.verdict == "crash"
     assert "no answer from the bridge" in hung.message
     after = execute(case, backend, variant, GraphCache())
+    backend.close()
     assert after.verdict == "pass", after.message
-    assert backend._bridge is not bridge
+    assert not bridge.alive, "the hung bridge was killed"
 
 
 def test_a_worker_reuses_one_bridge_for_every_run(directml: DirectMLWine) -> None:
@@ -256,3 +261,26 @@ def test_a_native_windows_results_file_merges_beside_the_wine_columns() -> None:
     html = render_report(merged)
     assert "ort-dml" in html and "directml-wine" in html
     assert html.count("software Vulkan under Wine, not a GPU driver") == 1
+
+
+def test_no_x_server_or_wine_process_outlives_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each bridge has its own Xvfb: a run must stop both when its workers end. The run's
+    processes are told apart from other tests' by a variable they all inherit."""
+    _require(DirectMLWine(SETUP))
+    mark = f"TOPK_TEST_RUN={uuid.uuid4()}"
+    monkeypatch.setenv(*mark.split("="))
+
+    def marked() -> list[str]:
+        found = []
+        for environ in Path("/proc").glob("[0-9]*/environ"):
+            try:
+                if mark.encode() in environ.read_bytes().split(b"\0"):
+                    found.append((environ.parent / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:  # gone, or not ours to read
+                continue
+        return found
+
+    completed = run_cli("run", "--backend", "directml-wine", "--cases", DOCUMENTED, "--out", tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.count("pass") >= 1
+    assert marked() == []

@@ -3,10 +3,8 @@ process on an Xvfb display of its own, asked one request after another over pipe
 
 from __future__ import annotations
 
-import ctypes
 import os
 import select
-import signal
 import struct
 import subprocess
 import tempfile
@@ -19,7 +17,7 @@ import onnx
 from onnx import helper
 
 from backends.base import BackendCrash
-from backends.wine.environment import Display, WineSetup
+from backends.wine.environment import Display, WineSetup, die_with_parent
 from conformance.dtypes import DTYPES
 from conformance.graphs.onnx import element_type
 
@@ -126,12 +124,6 @@ def parse_info(text: str) -> dict[str, str]:
     return {key.strip(): value.strip() for key, value in pairs}
 
 
-def _die_with_parent() -> None:
-    # A worker killed for a hang must not leave its Wine process running.
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
 @dataclass
 class Bridge:
     """One bridge.exe under Wine. A dead or hung bridge raises BackendCrash (a `crash`
@@ -150,7 +142,7 @@ class Bridge:
             self._process = subprocess.Popen(
                 ["wine", str(self.setup.bridge_exe)], env=self.setup.environment(self._display.name),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log,
-                cwd=self.setup.bin, preexec_fn=_die_with_parent,
+                cwd=self.setup.bin, preexec_fn=die_with_parent,
             )
         except OSError:
             self.close()

@@ -123,5 +123,10 @@ class BridgedBackend(Backend):
         with contextlib.suppress(Exception):  # raised again, as a result, by the first run
             self.bridge()
 
+    def close(self) -> None:
+        if self._bridge is not None:
+            self._bridge.close()
+            self._bridge = None
+
     def run(self, graph: Graph) -> Execution:
         return self.run_on(self.bridge(), graph)

@@ -5,9 +5,11 @@ display of the suite's own. `topk-conformance setup directml` fills the folder
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass
 from functools import cache
@@ -117,6 +119,13 @@ def default_setup() -> WineSetup:
     return WineSetup(cache_root() / "directml")
 
 
+def die_with_parent() -> None:
+    """For Popen's preexec_fn: a worker that is killed (for a hang, say) must not leave its
+    Wine process or its X server behind."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
 class Display:
     """An Xvfb server of the suite's own: D3D12 under Wine needs an X display, and a
     display number chosen by Xvfb itself (-displayfd) cannot collide with another."""
@@ -126,7 +135,7 @@ class Display:
         try:
             self.process = subprocess.Popen(
                 ["Xvfb", "-displayfd", str(write_end), "-nolisten", "tcp", "-screen", "0", "640x480x24"],
-                pass_fds=(write_end,), stdin=subprocess.DEVNULL,
+                pass_fds=(write_end,), stdin=subprocess.DEVNULL, preexec_fn=die_with_parent,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )
         finally:
