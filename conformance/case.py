@@ -28,6 +28,8 @@ class Case:
     expected: Answer | None = None
     expected_any: tuple[Answer, ...] = ()
     expect_error: bool = False
+    graphs: tuple[str, ...] = ()  # graph names or prefixes the case is limited to; () = all
+    repeat: int = 1  # runs of the same built graph on the same input, each judged
     input_spec: dict[str, Any] = field(default_factory=dict, compare=False)  # for repro notes
 
     @property

@@ -176,7 +176,8 @@ def _build_case(raw: Any, path: Path) -> Case:
         largest=raw.get("largest", True), sort=raw.get("sort", "value"),
         stable=raw.get("stable"), index_type=raw.get("index_type"),
         tags=tuple(raw.get("tags", [])), expected=expected, expected_any=expected_any,
-        expect_error=expect_error, input_spec=dict(spec),
+        expect_error=expect_error, graphs=tuple(raw.get("graphs", ())), repeat=raw.get("repeat", 1),
+        input_spec=dict(spec),
     )
 
 
