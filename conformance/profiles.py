@@ -27,9 +27,8 @@ class Profile:
 
     def k_defined(self, k: int, n: int) -> bool:
         """Whether the dialect defines a result for this K (else the domain is undefined)."""
-        if self.dialect == "onnx":
-            return 0 <= k <= n
-        if self.dialect == "openvino":
+        if self.dialect in ("onnx", "openvino"):
+            # ONNX: K is "a single positive value"; OpenVINO: K in [1, n].
             return 1 <= k <= n
         # DML_TOP_K(1): "K must be greater than 0, but less than the number of elements".
         return 1 <= k < n

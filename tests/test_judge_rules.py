@@ -465,7 +465,8 @@ def test_raising_on_a_valid_case_is_an_error_verdict() -> None:
 @pytest.mark.parametrize(
     "profile, k, domain",
     [
-        (ONNX_SORTED, 0, "defined"), (ONNX_SORTED, 1, "defined"), (ONNX_SORTED, 4, "defined"),
+        # ONNX: K is "a single positive value"; K=0's empty outputs are not promised.
+        (ONNX_SORTED, 0, "undefined"), (ONNX_SORTED, 1, "defined"), (ONNX_SORTED, 4, "defined"),
         (profiles.openvino("value", True), 0, "undefined"),
         (profiles.openvino("value", True), 1, "defined"),
         (profiles.openvino("value", True), 4, "defined"),
@@ -490,6 +491,11 @@ def test_domain_of_k(profile: Profile, k: int, domain: str) -> None:
 def test_domain_of_k_beyond_n(profile: Profile, domain: str) -> None:
     judgement = judge(error_case(), profile, Raised("K > n"))
     assert judgement.domain == domain
+
+
+def test_an_onnx_runtime_refusing_k_zero_is_an_error_outside_the_domain() -> None:
+    judgement = judge(make_case([4.0, 1.0, 3.0], 0), ONNX_SORTED, Raised("K must be positive"))
+    assert (judgement.verdict, judgement.domain) == ("error", "undefined")
 
 
 def test_domain_of_nan_and_unordered_output() -> None:
