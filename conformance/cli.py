@@ -1,5 +1,9 @@
-"""`topk-conformance` (and `python -m conformance`): run cases on backends, or merge
-results files from several environments or machines into one report."""
+"""`topk-conformance` (and `python -m conformance`): run TopK cases on backends, judge them,
+hold them to a baseline, merge results files from several machines, and render reports.
+
+Exit status: 0 the command did its work (and, with --baseline, the gate held); 1 the gate
+failed (a regression against the baseline) or results files conflict; 2 a usage error, no
+case found, or a backend named that does not exist."""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from rich.table import Table
 
 from backends.base import Backend
 from backends.registry import all_backends, by_name
+from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
+from conformance.junit import write_junit
 from conformance.loader import load_cases
 from conformance.progress import RunProgress, summary_table
 from conformance.report import write_report
@@ -29,6 +35,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     console = Console(highlight=False)
     if args.command == "report":
         return _report(args, console)
+    if args.command == "merge":
+        return _merge(args, console)
+    if args.command == "baseline":
+        return _baseline(args, console)
     if args.command == "setup":
         return _setup(console)
     if args.list_backends:
@@ -42,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="topk-conformance", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="topk-conformance", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run cases on backends and write results.json and report.html")
     run.add_argument("--cases", type=Path, action="append", metavar="PATH",
@@ -58,13 +70,30 @@ def _parser() -> argparse.ArgumentParser:
                      help="run backends in this process (for debugging; a crash ends the run)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                      help="time one graph may take before its worker is killed (default: 60)")
+    run.add_argument("--baseline", type=Path, metavar="FILE",
+                     help="the gate: exit 1 when a result is worse than this baseline records")
+    run.add_argument("--strict-baseline", action="store_true",
+                     help="with --baseline: also fail when a recorded discrepancy now passes or did not run")
+    run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
     setup.add_argument("component", choices=["directml"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
                        "for ort-dml-wine and directml-wine")
-    report = commands.add_parser("report", help="merge results files into one results.json and report.html")
+    report = commands.add_parser("report", help="render one HTML report from one or more results files")
     report.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
-    report.add_argument("--out", type=Path, default=Path("reports/merged"), metavar="DIR")
+    report.add_argument("-o", "--output", type=Path, metavar="FILE", help="the HTML file (default: DIR/report.html)")
+    report.add_argument("--out", type=Path, default=Path("reports/merged"), metavar="DIR",
+                        help="where the merged results.json and report.html go (default: reports/merged)")
+    report.add_argument("--prefer", choices=["later"], help="on conflicting verdicts, keep the later file's")
+    merge_command = commands.add_parser("merge", help="merge results files from several environments or machines")
+    merge_command.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
+    merge_command.add_argument("-o", "--output", type=Path, required=True, metavar="FILE")
+    merge_command.add_argument("--prefer", choices=["later"],
+                               help="on conflicting verdicts keep the later file's (else exit 1)")
+    baseline = commands.add_parser("baseline", help="write a baseline (the known discrepancies) from results")
+    baseline.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
+    baseline.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
+                          help="the baseline YAML; notes of an existing one carry over")
     return parser
 
 
@@ -94,6 +123,13 @@ def _backend_table(backends: Sequence[Backend]) -> Table:
 
 
 def _run(args: argparse.Namespace, backends: list[Backend], console: Console) -> int:
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = read_baseline(args.baseline)
+        except BaselineError as exc:
+            print(f"topk-conformance: {exc}", file=sys.stderr)
+            return 2
     loaded = load_cases(args.cases or [Path("cases")])
     errors = [str(error) for error in loaded.errors]
     for line in errors:
@@ -105,6 +141,9 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
         missing = wanted - {case.id for case in cases}
         if missing:
             print(f"no such case: {', '.join(sorted(missing))}", file=sys.stderr)
+    if not cases:
+        print("topk-conformance: no case to run (a run of nothing is never green)", file=sys.stderr)
+        return 2
     info = _backend_info(backends)
     console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
     total = sum(len(variants_for(b)) for b in backends) * len(cases)
@@ -115,9 +154,28 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
     write_results(args.out / "results.json", data)
     write_report(args.out / "report.html", data)
     console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
+    if args.junitxml:
+        write_junit(args.junitxml, results)
     if errors:
         console.print(f"[bold red]{len(errors)} case file error(s)[/]: listed above and in the report")
-    return 0
+    if baseline is None:
+        return 0
+    return _gate(compare(results, baseline), args.strict_baseline, args.baseline)
+
+
+def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
+    sections = (("regressions", comparison.regressions, True), ("fixed", comparison.fixed, strict),
+                ("recorded but not run", comparison.not_run, strict))
+    for title, lines, fatal in sections:
+        if lines:
+            print(f"gate: {len(lines)} {title}{' (fails the gate)' if fatal else ''}:", file=sys.stderr)
+            for line in lines:
+                print(f"  {line}", file=sys.stderr)
+    if comparison.ungated:
+        print(f"gate: not covered by {path}: {', '.join(comparison.ungated)}", file=sys.stderr)
+    failed = comparison.failed(strict)
+    print(f"gate: {'FAILED' if failed else 'held'} against {path}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def _setup(console: Console) -> int:
@@ -136,10 +194,65 @@ def _setup(console: Console) -> int:
     return 0 if all(b.availability().available for b in wine_backends) else 1
 
 
+def _read_all(paths: list[Path]) -> list[ResultsFile] | None:
+    try:
+        return [read_results(path) for path in paths]
+    except (OSError, ValueError, TypeError) as exc:
+        print(f"topk-conformance: cannot read results: {exc}", file=sys.stderr)
+        return None
+
+
+def _merged(args: argparse.Namespace) -> tuple[ResultsFile | None, int]:
+    files = _read_all(args.results)
+    if files is None:
+        return None, 2
+    merged = merge(files, prefer_later=args.prefer == "later")
+    for line in merged.conflicts:
+        print(f"conflict: {line}", file=sys.stderr)
+    if merged.conflicts and args.prefer != "later":
+        print(f"topk-conformance: {len(merged.conflicts)} conflicting verdicts; the earlier file's are kept. "
+              "--prefer later keeps the later file's and exits 0", file=sys.stderr)
+        return merged.data, 1
+    return merged.data, 0
+
+
 def _report(args: argparse.Namespace, console: Console) -> int:
-    merged = merge([read_results(path) for path in args.results])
-    write_results(args.out / "results.json", merged)
-    write_report(args.out / "report.html", merged)
-    console.print(summary_table(merged.results))
-    console.print(f"merged {len(args.results)} results files into {args.out / 'report.html'}")
+    data, status = _merged(args)
+    if data is None:
+        return status
+    html = args.output or args.out / "report.html"
+    if args.output is None:
+        write_results(args.out / "results.json", data)
+    write_report(html, data)
+    console.print(summary_table(data.results))
+    console.print(f"rendered {len(args.results)} results file(s) into {html}")
+    return status
+
+
+def _merge(args: argparse.Namespace, console: Console) -> int:
+    data, status = _merged(args)
+    if data is None:
+        return status
+    write_results(args.output, data)
+    console.print(f"merged {len(args.results)} results files ({len(data.results)} results) into {args.output}")
+    return status
+
+
+def _baseline(args: argparse.Namespace, console: Console) -> int:
+    files = _read_all(args.results)
+    if files is None:
+        return 2
+    previous = None
+    if args.output.exists():
+        try:
+            previous = read_baseline(args.output)
+        except BaselineError as exc:
+            print(f"topk-conformance: {exc}", file=sys.stderr)
+            return 2
+    results = [result for results_file in files for result in results_file.results]
+    recorded_with = files[-1].environment.get("packages", {})
+    baseline = record(results, recorded_with, previous)
+    write_baseline(args.output, baseline)
+    console.print(f"wrote {len(baseline.entries)} known discrepancies of {', '.join(baseline.backends)} "
+                  f"to {args.output}")
     return 0

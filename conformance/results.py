@@ -93,18 +93,34 @@ def read_results(path: Path) -> ResultsFile:
     )
 
 
-def merge(files: list[ResultsFile]) -> ResultsFile:
-    """Several environments' or machines' results as one; a later file's result for the
-    same (case, backend, graph, K source) replaces an earlier one's."""
+@dataclass
+class Merged:
+    data: ResultsFile
+    conflicts: list[str]  # the same result key with different verdicts in two files
+
+
+def merge(files: list[ResultsFile], prefer_later: bool = False) -> Merged:
+    """Several environments' or machines' results as one. The same (case, backend, graph,
+    K source) with different verdicts in two files is a conflict: listed, and the later
+    file's result kept only with `prefer_later` (else the earlier one stays)."""
     merged: dict[tuple[str, str, str, str], Result] = {}
+    conflicts: list[str] = []
     backends: dict[str, dict[str, Any]] = {}
     errors: list[str] = []
     for results_file in files:
         for result in results_file.results:
+            earlier = merged.get(result.key)
+            if earlier is not None and earlier.verdict != result.verdict:
+                conflicts.append(
+                    f"{result.case} on {result.backend} ({result.graph}, K {result.k_source}): "
+                    f"{earlier.verdict} from {earlier.machine or '?'}, {result.verdict} from {result.machine or '?'}"
+                )
+                if not prefer_later:
+                    continue
             merged[result.key] = result
         for name, info in results_file.backends.items():
             if info.get("available") or name not in backends:
                 backends[name] = info
         errors += [e for e in results_file.case_errors if e not in errors]
     environments = {"merged": [f.environment for f in files]}
-    return ResultsFile(environments, backends, errors, list(merged.values()))
+    return Merged(ResultsFile(environments, backends, errors, list(merged.values())), conflicts)

@@ -256,7 +256,7 @@ def test_a_native_windows_results_file_merges_beside_the_wine_columns() -> None:
         {"platform": "Linux", "machine": "ci"}, {"directml-wine": wine_info}, [],
         [Result("dml-top-k1-example-3", "directml-wine", "directml-topk1", "attribute", "pass")],
     )
-    merged = merge([windows, linux])
+    merged = merge([windows, linux]).data
     assert {r.backend for r in merged.results} == {"ort-dml", "directml-wine"}
     html = render_report(merged)
     assert "ort-dml" in html and "directml-wine" in html

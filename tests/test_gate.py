@@ -1,0 +1,172 @@
+"""The vendor's CI gate as a CI script uses it: a baseline written from real results, a run
+held to it (exit 0 held, 1 a regression, 2 a usage error), merged results files whose
+verdicts conflict, JUnit XML, and the exit statuses the README promises."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from harness import DOCUMENTED, run_cli
+
+from conformance.gate import Baseline, Entry, compare, read_baseline
+from conformance.results import Result
+
+BACKEND = "ort-cpu"
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A real run of the documented examples on ort-cpu, and the baseline written from it."""
+    out = tmp_path_factory.mktemp("gate")
+    completed = run_cli("run", "--cases", DOCUMENTED, "--backend", BACKEND, "--out", out)
+    assert completed.returncode == 0, completed.stderr
+    baseline = out / "baseline.yaml"
+    completed = run_cli("baseline", out / "results.json", "-o", baseline)
+    assert completed.returncode == 0, completed.stderr
+    return out / "results.json", baseline
+
+
+def _gate(baseline: Path, tmp_path: Path, *extra: str) -> tuple[int, str]:
+    completed = run_cli("run", "--cases", DOCUMENTED, "--backend", BACKEND, "--out", tmp_path,
+                        "--baseline", baseline, *extra)
+    return completed.returncode, completed.stderr
+
+
+def test_the_baseline_is_sorted_readable_yaml_of_every_discrepancy(recorded: tuple[Path, Path]) -> None:
+    results_path, baseline_path = recorded
+    results = json.loads(results_path.read_text())["results"]
+    document = yaml.safe_load(baseline_path.read_text())
+    entries = document["results"]
+    discrepancies = [r for r in results if r["verdict"] not in ("pass", "skip")]
+    assert len(entries) == len(discrepancies) > 0  # ort-cpu has no uint64 kernel
+    keys = [(e["backend"], e["case"], e["graph"], e["k_source"]) for e in entries]
+    assert keys == sorted(keys)
+    assert document["backends"] == [BACKEND]
+    assert all(line.startswith("- {backend: ") for line in baseline_path.read_text().splitlines()
+               if line.startswith("- ")), "one entry a line, for diffs"
+
+
+def test_an_unchanged_run_holds_the_gate(recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    status, stderr = _gate(recorded[1], tmp_path)
+    assert status == 0, stderr
+    assert "gate: held" in stderr
+
+
+def test_a_new_discrepancy_fails_the_gate(recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    baseline = read_baseline(recorded[1])
+    first = sorted(baseline.entries)[0]
+    lines = recorded[1].read_text().splitlines()
+    dropped = [line for line in lines if not (line.startswith("- ") and f"case: {first[1]}," in line
+                                               and f"graph: {first[2]}," in line and f"k_source: {first[3]}," in line)]
+    assert len(dropped) == len(lines) - 1
+    shrunk = tmp_path / "shrunk.yaml"
+    shrunk.write_text("\n".join(dropped) + "\n")
+    status, stderr = _gate(shrunk, tmp_path / "out")
+    assert status == 1, stderr
+    assert f"new: {first[1]} on {BACKEND} ({first[2]}, K {first[3]})" in stderr
+    assert "gate: FAILED" in stderr
+
+
+def test_a_fixed_discrepancy_is_listed_and_fails_only_when_strict(recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    text = recorded[1].read_text()
+    stale = "- {backend: ort-cpu, case: dml-top-k1-example-3, graph: onnx-opset11, k_source: constant, " \
+            "verdict: fail, rules: [tie-order]}\n"
+    widened = tmp_path / "widened.yaml"
+    widened.write_text(text + stale)
+    status, stderr = _gate(widened, tmp_path / "lenient")
+    assert status == 0, stderr
+    assert "better: dml-top-k1-example-3 on ort-cpu (onnx-opset11, K constant): pass; recorded fail" in stderr
+    status, stderr = _gate(widened, tmp_path / "strict", "--strict-baseline")
+    assert status == 1, stderr
+
+
+def test_worse_means_a_higher_verdict_or_new_broken_rules() -> None:
+    recorded = Entry("b", "c", "g", "input", "fail", ("tie-order",))
+    baseline = Baseline(["b"], {recorded.key: recorded})
+
+    def verdict_of(verdict: str, rules: list[str]) -> list[str]:
+        return compare([Result("c", "b", "g", "input", verdict, rules)], baseline).regressions  # type: ignore[arg-type]
+
+    assert verdict_of("fail", ["tie-order"]) == []
+    assert verdict_of("fail", ["selection", "tie-order"]), "a newly broken rule"
+    assert verdict_of("crash", []), "fail -> crash"
+    assert verdict_of("error", []), "a change of kind"
+    assert verdict_of("divergent", []) == [] and verdict_of("pass", []) == []
+    other = compare([Result("c2", "b", "g", "input", "divergent")], baseline)
+    assert other.regressions == ["new: c2 on b (g, K input): divergent"]
+    assert compare([Result("c", "elsewhere", "g", "input", "fail")], baseline).ungated == ["elsewhere"]
+
+
+def test_a_malformed_baseline_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: x, verdict: fail}\n")
+    status, stderr = _gate(bad, tmp_path / "out")
+    assert status == 2
+    assert "bad.yaml: results[0]: missing or malformed field" in stderr
+
+
+# --- merging results from several machines ---------------------------------------------
+
+def _results_file(path: Path, machine: str, verdict: str) -> Path:
+    document = {"environment": {"platform": machine, "machine": machine}, "backends": {}, "case_errors": [],
+                "results": [{"case": "c", "backend": "ort-dml", "graph": "onnx-opset11", "k_source": "input",
+                             "verdict": verdict, "rules": [], "domain": "defined", "message": "", "seconds": 0.1}]}
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_merge_lists_conflicting_verdicts_and_exits_1(tmp_path: Path) -> None:
+    windows = _results_file(tmp_path / "windows.json", "win-runner", "pass")
+    linux = _results_file(tmp_path / "linux.json", "linux-ci", "fail")
+    completed = run_cli("merge", windows, linux, "-o", tmp_path / "all.json")
+    assert completed.returncode == 1
+    conflict = "conflict: c on ort-dml (onnx-opset11, K input): pass from win-runner, fail from linux-ci"
+    assert conflict in completed.stderr
+    kept = json.loads((tmp_path / "all.json").read_text())["results"]
+    assert [r["verdict"] for r in kept] == ["pass"]
+    completed = run_cli("merge", windows, linux, "-o", tmp_path / "later.json", "--prefer", "later")
+    assert completed.returncode == 0, completed.stderr
+    assert [r["verdict"] for r in json.loads((tmp_path / "later.json").read_text())["results"]] == ["fail"]
+    completed = run_cli("report", windows, linux, "-o", tmp_path / "report.html")
+    assert completed.returncode == 1 and (tmp_path / "report.html").is_file()
+
+
+def test_merge_of_agreeing_files_is_clean(tmp_path: Path) -> None:
+    a = _results_file(tmp_path / "a.json", "one", "pass")
+    b = _results_file(tmp_path / "b.json", "two", "pass")
+    assert run_cli("merge", a, b, "-o", tmp_path / "all.json").returncode == 0
+
+
+# --- JUnit XML and exit statuses ---------------------------------------------------------
+
+def test_junit_xml_has_one_test_case_per_result(recorded: tuple[Path, Path], tmp_path: Path) -> None:
+    completed = run_cli("run", "--cases", DOCUMENTED, "--backend", BACKEND, "--out", tmp_path,
+                        "--junitxml", tmp_path / "junit.xml")
+    assert completed.returncode == 0, completed.stderr
+    results = json.loads((tmp_path / "results.json").read_text())["results"]
+    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("name") == BACKEND
+    cases = suite.findall("testcase")
+    assert len(cases) == len(results) == int(suite.get("tests", "0"))
+    errors = sum(1 for r in results if r["verdict"] in ("error", "crash"))
+    assert int(suite.get("errors", "-1")) == errors > 0
+    assert int(suite.get("skipped", "-1")) == sum(1 for r in results if r["verdict"] == "skip")
+
+
+@pytest.mark.parametrize("args", [
+    ("run", "--cases", "no/such/folder"),
+    ("run", "--cases", str(DOCUMENTED), "--case", "no-such-case"),
+    ("run", "--backend", "no-such-backend"),
+])
+def test_nothing_to_run_or_a_bad_name_is_exit_2(args: tuple[str, ...], tmp_path: Path) -> None:
+    completed = run_cli(*args, "--out", tmp_path)
+    assert completed.returncode == 2, (completed.stdout, completed.stderr)
+
+
+def test_help_documents_the_exit_statuses() -> None:
+    completed = run_cli("--help")
+    assert "0 the command did its work" in completed.stdout and "1 the gate" in completed.stdout
