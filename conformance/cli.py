@@ -8,8 +8,10 @@ case found, or a backend named that does not exist."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -20,9 +22,10 @@ from backends.registry import all_backends, by_name
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
 from conformance.loader import load_cases
+from conformance.output import FolderInUse, OutputFolder
 from conformance.progress import RunProgress, summary_table
 from conformance.report import write_report
-from conformance.results import ResultsFile, environment, merge, read_results, write_results
+from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.runner import variants_for
 from conformance.suite import run_cases
 
@@ -144,15 +147,37 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
     if not cases:
         print("topk-conformance: no case to run (a run of nothing is never green)", file=sys.stderr)
         return 2
-    info = _backend_info(backends)
-    console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
-    total = sum(len(variants_for(b)) for b in backends) * len(cases)
-    with RunProgress(total, console) as progress:
-        results = run_cases(cases, backends, progress.add, isolate=not args.in_process, timeout=args.timeout)
+    try:
+        with OutputFolder(args.out) as folder:
+            info = _backend_info(backends)
+            folder.header(environment(), info, errors)
+            console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
+            total = sum(len(variants_for(b)) for b in backends) * len(cases)
+            results: list[Result] = []
+
+            def finished(result: Result) -> None:
+                results.append(result)
+                folder.add(result)  # on disk at once: a kill loses nothing finished
+                progress.add(result)
+
+            interrupted: Interrupted | None = None
+            with RunProgress(total, console) as progress:
+                try:
+                    with _interruptible():
+                        run_cases(cases, backends, finished, isolate=not args.in_process, timeout=args.timeout)
+                except Interrupted as stop:
+                    interrupted = stop
+            data = ResultsFile(environment(), info, errors, results)
+            write_results(args.out / "results.json", data)
+            write_report(args.out / "report.html", data)
+    except FolderInUse as exc:
+        print(f"topk-conformance: {exc}", file=sys.stderr)
+        return 2
+    if interrupted is not None:
+        print(f"topk-conformance: stopped by {interrupted.name} after {len(results)} results; "
+              f"they are in {args.out / 'results.json'}", file=sys.stderr)
+        return 128 + interrupted.signum
     console.print(summary_table(results))
-    data = ResultsFile(environment(), info, errors, results)
-    write_results(args.out / "results.json", data)
-    write_report(args.out / "report.html", data)
     console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
     if args.junitxml:
         write_junit(args.junitxml, results)
@@ -161,6 +186,32 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
     if baseline is None:
         return 0
     return _gate(compare(results, baseline), args.strict_baseline, args.baseline)
+
+
+class Interrupted(Exception):
+    """SIGINT or SIGTERM during a run: it stops, writes what is done, and exits 128+N."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    raised: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        if not raised:  # once: a second signal must not cut the workers' clean-up short
+            raised.append(signum)
+            raise Interrupted(signum)
+
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _gate(comparison: Comparison, strict: bool, path: Path) -> int:

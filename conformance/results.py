@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.judge import Domain, Verdict
+from conformance.output import atomic_write_text
 
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (
@@ -38,6 +39,15 @@ class Result:
     tags: list[str] = field(default_factory=list)
     discrepancy: dict[str, Any] | None = None
     machine: str = ""  # which results file it came from, once merged
+    # "dynamic" where every dimension of X is symbolic in the graph (its k_source says so too).
+    x_shape: str = "static"
+    # onnx.checker's word on an ONNX graph that a case expecting an error got run unchecked:
+    # "rejected: <message>"; "" where it accepted the graph (or the graph is not ONNX).
+    checker: str = ""
+    # A case with `repeat: N`: every run, in order, as {"run", "verdict", "seconds",
+    # "outcome"} (outcome: which of the distinct outcomes, numbered from 1); empty for one run.
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    case_file: str = ""  # the case file that defines the case (for the report's repro)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -74,12 +84,28 @@ def write_results(path: Path, data: ResultsFile) -> None:
         "case_errors": data.case_errors,
         "results": [asdict(result) for result in data.results],
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(document, indent=1) + "\n")
+
+
+def _stream_document(path: Path) -> dict[str, Any]:
+    """A results stream (results.jsonl: a header line, then a result a line) as the
+    results.json document; a last line cut short by a kill is left out."""
+    document: dict[str, Any] = {"results": []}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if "result" in record:
+            document["results"].append(record["result"])
+        else:
+            document.update(record)
+    return document
 
 
 def read_results(path: Path) -> ResultsFile:
-    document = json.loads(path.read_text(encoding="utf-8"))
+    is_stream = path.suffix == ".jsonl"
+    document = _stream_document(path) if is_stream else json.loads(path.read_text(encoding="utf-8"))
     known = set(Result.__dataclass_fields__)
     machine = document.get("environment", {}).get("machine", "") or path.parent.name
     results = []

@@ -5,16 +5,16 @@ display of the suite's own. `topk-conformance setup directml` fills the folder
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
 import shutil
-import signal
 import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from conformance.processes import die_with_parent
 
 # The onnxruntime-directml wheel carries onnxruntime.dll and DirectML.dll. constraints.txt
 # pins the same version; tests/test_directml_setup.py keeps the two equal.
@@ -117,13 +117,6 @@ class WineSetup:
 
 def default_setup() -> WineSetup:
     return WineSetup(cache_root() / "directml")
-
-
-def die_with_parent() -> None:
-    """For Popen's preexec_fn: a worker that is killed (for a hang, say) must not leave its
-    Wine process or its X server behind."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 class Display:
