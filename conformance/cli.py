@@ -28,6 +28,7 @@ from conformance.report import write_report
 from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.runner import variants_for
 from conformance.suite import run_cases
+from conformance.text import printable
 
 DEFAULT_OUT = Path("reports/latest")
 
@@ -51,6 +52,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         backends = by_name(args.backend) if args.backend else _available()
     except KeyError as exc:
         parser.error(str(exc.args[0]))
+    if args.backend and not args.allow_unavailable:
+        # A CI job that lost its runtime must not stay green on a run of skips.
+        missing = [(b.name, b.availability().reason) for b in backends if not b.availability().available]
+        for name, reason in missing:
+            print(f"topk-conformance: backend {name} is not available: {printable(reason)}", file=sys.stderr)
+        if missing:
+            print("topk-conformance: --allow-unavailable runs the others and records these as skips",
+                  file=sys.stderr)
+            return 2
     return _run(args, backends, console)
 
 
@@ -69,6 +79,8 @@ def _parser() -> argparse.ArgumentParser:
                      help=f"where results.json and report.html go (default: {DEFAULT_OUT})")
     run.add_argument("--list-backends", action="store_true",
                      help="list every backend, whether it is available here, and why not")
+    run.add_argument("--allow-unavailable", action="store_true",
+                     help="a backend named with --backend that cannot run here is a skip, not exit status 2")
     run.add_argument("--in-process", action="store_true",
                      help="run backends in this process (for debugging; a crash ends the run)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
@@ -121,7 +133,7 @@ def _backend_table(backends: Sequence[Backend]) -> Table:
         table.add_column(column)
     for backend in backends:
         status = backend.availability()
-        table.add_row(backend.name, "yes" if status.available else "no", status.reason)
+        table.add_row(backend.name, "yes" if status.available else "no", printable(status.reason))
     return table
 
 
@@ -131,19 +143,19 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
         try:
             baseline = read_baseline(args.baseline)
         except BaselineError as exc:
-            print(f"topk-conformance: {exc}", file=sys.stderr)
+            print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
             return 2
     loaded = load_cases(args.cases or [Path("cases")])
     errors = [str(error) for error in loaded.errors]
     for line in errors:
-        print(f"case error: {line}", file=sys.stderr)
+        print(f"case error: {printable(line)}", file=sys.stderr)
     cases = loaded.cases
     if args.case:
         wanted = set(args.case)
         cases = [case for case in cases if case.id in wanted]
         missing = wanted - {case.id for case in cases}
         if missing:
-            print(f"no such case: {', '.join(sorted(missing))}", file=sys.stderr)
+            print(f"no such case: {printable(', '.join(sorted(missing)))}", file=sys.stderr)
     if not cases:
         print("topk-conformance: no case to run (a run of nothing is never green)", file=sys.stderr)
         return 2
@@ -171,7 +183,7 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
             write_results(args.out / "results.json", data)
             write_report(args.out / "report.html", data)
     except FolderInUse as exc:
-        print(f"topk-conformance: {exc}", file=sys.stderr)
+        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
         return 2
     if interrupted is not None:
         print(f"topk-conformance: stopped by {interrupted.name} after {len(results)} results; "
@@ -221,7 +233,7 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
         if lines:
             print(f"gate: {len(lines)} {title}{' (fails the gate)' if fatal else ''}:", file=sys.stderr)
             for line in lines:
-                print(f"  {line}", file=sys.stderr)
+                print(f"  {printable(line)}", file=sys.stderr)
     if comparison.ungated:
         print(f"gate: not covered by {path}: {', '.join(comparison.ungated)}", file=sys.stderr)
     failed = comparison.failed(strict)
@@ -249,7 +261,7 @@ def _read_all(paths: list[Path]) -> list[ResultsFile] | None:
     try:
         return [read_results(path) for path in paths]
     except (OSError, ValueError, TypeError) as exc:
-        print(f"topk-conformance: cannot read results: {exc}", file=sys.stderr)
+        print(f"topk-conformance: cannot read results: {printable(str(exc))}", file=sys.stderr)
         return None
 
 
@@ -259,7 +271,7 @@ def _merged(args: argparse.Namespace) -> tuple[ResultsFile | None, int]:
         return None, 2
     merged = merge(files, prefer_later=args.prefer == "later")
     for line in merged.conflicts:
-        print(f"conflict: {line}", file=sys.stderr)
+        print(f"conflict: {printable(line)}", file=sys.stderr)
     if merged.conflicts and args.prefer != "later":
         print(f"topk-conformance: {len(merged.conflicts)} conflicting verdicts; the earlier file's are kept. "
               "--prefer later keeps the later file's and exits 0", file=sys.stderr)
@@ -298,7 +310,7 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
         try:
             previous = read_baseline(args.output)
         except BaselineError as exc:
-            print(f"topk-conformance: {exc}", file=sys.stderr)
+            print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
             return 2
     results = [result for results_file in files for result in results_file.results]
     recorded_with = files[-1].environment.get("packages", {})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from conformance.case import Case
 from conformance.results import Result
 
@@ -13,7 +15,8 @@ def repro_note(case: Case, result: Result) -> str:
         f"judged as {result.profile}; domain {result.domain}",
         result.message,
         "Reproduce:",
-        f"  topk-conformance run --cases {case.file} --case {case.id} --backend {result.backend}",
+        "  " + shlex.join(["topk-conformance", "run", "--cases", str(case.file), "--case", case.id,
+                           "--backend", result.backend]),
         f"  case: {case.source}; input {case.dtype_name} {list(case.x.shape)}, axis {case.axis}, "
         f"k {case.k}, largest {case.largest}, sort {case.sort}, stable {case.stable}",
     ]

@@ -170,3 +170,38 @@ def test_nothing_to_run_or_a_bad_name_is_exit_2(args: tuple[str, ...], tmp_path:
 def test_help_documents_the_exit_statuses() -> None:
     completed = run_cli("--help")
     assert "0 the command did its work" in completed.stdout and "1 the gate" in completed.stdout
+
+
+def test_a_named_backend_that_cannot_run_is_exit_2_unless_allowed(tmp_path: Path) -> None:
+    """ort-dml is Windows only: a Linux CI job that names it must not go green on skips."""
+    completed = run_cli("run", "--cases", DOCUMENTED, "--backend", "ort-dml", "--out", tmp_path / "a")
+    assert completed.returncode == 2
+    assert "backend ort-dml is not available: DirectML runs natively on Windows only" in completed.stderr
+    completed = run_cli("run", "--cases", DOCUMENTED, "--backend", "ort-dml", "--allow-unavailable",
+                        "--out", tmp_path / "b")
+    assert completed.returncode == 0, completed.stderr
+    verdicts = {r["verdict"] for r in json.loads((tmp_path / "b" / "results.json").read_text())["results"]}
+    assert verdicts == {"skip"}
+
+
+def test_control_characters_from_case_files_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text('cases:\n  - id: "evil\\u001b[2Jid"\n    source: x\n'
+                   "    input: {dtype: float32, shape: [2], data: [1, 2]}\n    axis: 0\n    k: 1\n")
+    completed = run_cli("run", "--cases", bad, "--backend", "onnx-reference", "--out", tmp_path / "out")
+    assert "\x1b" not in completed.stderr
+    assert "evil\\x1b[2Jid" in completed.stderr
+
+
+def test_the_repro_command_quotes_what_it_pastes() -> None:
+    import shlex
+
+    import numpy as np
+
+    from conformance.case import Case
+    from conformance.repro import repro_note
+
+    case = Case(id="c", source="s", file=Path("cases/a; touch pwned/x.yaml"), x=np.zeros(2, np.float32), axis=0, k=1)
+    note = repro_note(case, Result("c", "ort-cpu", "onnx-opset11", "input", "fail", ["order"]))
+    command = next(line.strip() for line in note.splitlines() if line.strip().startswith("topk-conformance"))
+    assert shlex.split(command)[3] == "cases/a; touch pwned/x.yaml"
