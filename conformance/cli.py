@@ -19,6 +19,7 @@ from rich.table import Table
 
 from backends.base import Backend
 from backends.registry import all_backends, by_name
+from conformance import _corpus
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
 from conformance.loader import load_cases
@@ -43,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _merge(args, console)
     if args.command == "baseline":
         return _baseline(args, console)
+    if args.command == "cases":
+        return _corpus.main(args, console)
     if args.command == "setup":
         return _setup(console)
     if args.list_backends:
@@ -71,7 +74,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run cases on backends and write results.json and report.html")
     run.add_argument("--cases", type=Path, action="append", metavar="PATH",
-                     help="case file or folder (repeatable; default: cases/)")
+                     help="case file or folder (repeatable; default: cases/ if present, else the shipped corpus)")
     run.add_argument("--backend", action="append", metavar="NAME",
                      help="backend to run (repeatable; default: every one available here)")
     run.add_argument("--case", action="append", metavar="ID", help="only this case id (repeatable)")
@@ -90,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--strict-baseline", action="store_true",
                      help="with --baseline: also fail when a recorded discrepancy now passes or did not run")
     run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
+    _corpus.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
     setup.add_argument("component", choices=["directml"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
@@ -145,7 +149,7 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
         except BaselineError as exc:
             print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
             return 2
-    loaded = load_cases(args.cases or [Path("cases")])
+    loaded = load_cases(args.cases or _corpus.default_case_roots())
     errors = [str(error) for error in loaded.errors]
     for line in errors:
         print(f"case error: {printable(line)}", file=sys.stderr)

@@ -13,6 +13,7 @@ import pytest
 
 from backends.base import Availability, Backend
 from backends.registry import by_name
+from conformance._corpus import default_case_roots
 from conformance.case import Case
 from conformance.graphs.variants import Variant
 from conformance.loader import CaseError, load_file
@@ -35,7 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--backend", action="append", default=[], metavar="NAME",
                     help="run the TopK cases on this backend (repeatable)")
     group.addoption("--cases", action="append", default=[], metavar="PATH",
-                    help="folders holding case files (default: cases/ under the rootdir)")
+                    help="folders holding case files (default: cases/ under the rootdir if present, "
+                    "else the corpus shipped with the package)")
     group.addoption("--strict-dml", action="store_true",
                     help="fail divergent results (valid, but not the DirectML answer)")
     group.addoption("--case-timeout", type=float, default=60.0, metavar="SECONDS",
@@ -73,7 +75,9 @@ class _State:
         self.backends = backends
         self.executors = executors
         self.availability: dict[str, Availability] = {b.name: b.availability() for b in backends}
-        roots = config.getoption("cases") or ["cases"]
+        # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/_corpus.py);
+        # `pytest --backend NAME --pyargs conformance` then runs the shipped corpus from anywhere.
+        roots = config.getoption("cases") or default_case_roots(config.rootpath)
         self.roots = [(config.rootpath / root).resolve() for root in roots]
 
         self.config = config

@@ -1,0 +1,47 @@
+"""Build hook: the repository's cases/ goes into the wheel as conformance/corpus/.
+
+cases/ stays the single source of the corpus; nothing is copied by hand. Every build of the
+package (`pip wheel .`, `python -m build`, from the repository or from its sdist, which
+carries cases/ through MANIFEST.in) copies the case files into the build's package folder,
+where `conformance._corpus.shipped_corpus()` finds them at run time. An editable install
+reads cases/ from the checkout and gets no copy. Everything else is in pyproject.toml."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+CASES = Path(__file__).resolve().parent / "cases"
+CASE_SUFFIXES = (".yaml", ".yml")
+
+
+class BuildPyWithCorpus(build_py):
+    def run(self) -> None:
+        super().run()
+        if getattr(self, "editable_mode", False):
+            return
+        for source, target in self._corpus_files():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs: list[str] = super().get_outputs(include_bytecode)
+        if getattr(self, "editable_mode", False):
+            return outputs
+        return outputs + [str(target) for _, target in self._corpus_files()]
+
+    def _corpus_files(self) -> list[tuple[Path, Path]]:
+        if not CASES.is_dir():
+            raise SystemExit(f"cannot build topk-conformance without its corpus: {CASES} is missing")
+        corpus = Path(self.build_lib) / "conformance" / "corpus"
+        return [
+            (path, corpus / path.relative_to(CASES))
+            for path in sorted(CASES.rglob("*"))
+            if path.is_file() and path.suffix in CASE_SUFFIXES
+        ]
+
+
+setup(cmdclass={"build_py": BuildPyWithCorpus})
