@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -40,6 +40,22 @@ class PlacementError(RuntimeError):
     """The run cannot prove that the TopK node ran where the backend says it runs."""
 
 
+# The version of the interface below, as a third-party backend (a plugin, joining through the
+# `topk_conformance.backends` entry point group) implements it. A plugin's Backend subclass
+# declares the version it was written for (`interface_version = 2`); the registry refuses a
+# plugin that declares none or another one, naming the plugin, its version and this one
+# (docs/vendors/backends.md). Raise it, and say here what changed, whenever a backend written
+# for the previous version would no longer be run correctly.
+#   1  the interface before it was versioned: name, kinds, availability(), describe(),
+#      run(graph) -> Execution, runs(variant); no declaration.
+#   2  plugins declare `interface_version`; Graph.feed_types (an OpenVINO K type numpy cannot
+#      carry, for backends of kind "openvino") and Graph.checker; run() may be handed the
+#      same Graph N times in a row (a case's `repeat`); the optional hooks warm_up(),
+#      close() and cannot_run(case, variant); BackendCrash for a process the backend drives.
+INTERFACE_VERSION = 2
+SUPPORTED_INTERFACE_VERSIONS = frozenset({2})
+
+
 class BackendCrash(RuntimeError):
     """A process the backend drives (not the worker itself) died or hung during the run:
     judged `crash`, like a dead worker."""
@@ -48,6 +64,9 @@ class BackendCrash(RuntimeError):
 class Backend(ABC):
     name: str
     kinds: tuple[GraphKind, ...]  # the graph dialects it runs
+    # The interface version the backend implements. The suite's own backends inherit this
+    # default; a plugin must set it in its own class (the registry checks that it did).
+    interface_version: ClassVar[int] = INTERFACE_VERSION
 
     @abstractmethod
     def availability(self) -> Availability:
