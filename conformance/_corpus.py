@@ -32,6 +32,7 @@ _PACKAGE = Path(__file__).resolve().parent
 PACKAGED_CORPUS = _PACKAGE / "corpus"
 # In a checkout (or an editable install of one): the repository's own cases/.
 CHECKOUT_CASES = _PACKAGE.parent / "cases"
+SCHEMA = _PACKAGE / "schema" / "case.schema.json"
 
 
 def shipped_corpus() -> Path | None:
@@ -67,9 +68,14 @@ def add_parser(commands: Any) -> None:
     cases.add_argument("--list", action="store_true", help="list every case: id, source, tags, file (the default)")
     cases.add_argument("--path", action="store_true",
                        help="print the folder of the corpus shipped with this installation, and nothing else")
+    cases.add_argument("--schema", action="store_true",
+                       help="print the path of the case files' JSON Schema (for an editor's YAML language server)")
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
+    if args.schema:
+        print(SCHEMA)
+        return 0
     if args.path:
         shipped = shipped_corpus()
         if shipped is None:

@@ -242,6 +242,10 @@ def test_cases_lists_what_ships(installed: Installed, empty_dir: Path, corpus_id
     corpus = Path(where.stdout.strip())
     assert corpus.is_dir() and corpus.resolve().is_relative_to(installed.venv.resolve()), corpus
 
+    schema = _run([installed.tool("topk-conformance"), "cases", "--schema"], empty_dir)
+    assert schema.returncode == 0, schema.stderr
+    assert json.loads(Path(schema.stdout.strip()).read_text(encoding="utf-8"))["title"] == "topk-conformance case file"
+
 
 def test_own_cases_run_beside_the_shipped_ones(installed: Installed, empty_dir: Path) -> None:
     mine = empty_dir.parent / "mine"
