@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,6 +26,12 @@ class Graph:
     variant: Variant
     model: Any
     feeds: dict[str, np.ndarray[Any, Any]]
+    # OpenVINO element type of a feed numpy cannot carry (a sub-byte K): the array holds
+    # the number, and the OpenVINO backends pack it into that type.
+    feed_types: dict[str, str] = field(default_factory=dict)
+    # onnx.checker's word on an ONNX graph: "" (accepted, or not an ONNX graph), or
+    # "rejected: ..." for the graph of a case that expects an error, built unchecked.
+    checker: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,9 @@ class Backend(ABC):
 
     @abstractmethod
     def run(self, graph: Graph) -> Execution:
-        """Run one graph; raise on any runtime error (the judge makes it a verdict)."""
+        """Run one graph; raise on any runtime error (the judge makes it a verdict). A case
+        with `repeat: N` hands the same Graph object N times in a row: a backend may keep
+        its session (or compiled model) for the last graph and run it again."""
 
     def runs(self, variant: Variant) -> bool:
         return variant.kind in self.kinds

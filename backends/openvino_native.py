@@ -41,17 +41,35 @@ class OpenVINO(Backend):
         full_name = _core().get_property(self.device, "FULL_DEVICE_NAME")
         return {"device": f"OpenVINO {self.device}: {full_name}", "openvino": ov.__version__}
 
-    def run(self, graph: Graph) -> Execution:
-        import openvino as ov
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker process compiles its own models.
+        return {**self.__dict__, "_compiled": None}
 
+    _compiled: tuple[Any, Any] | None = None  # (graph model, infer request) of the last graph
+
+    def close(self) -> None:
+        self._compiled = None
+
+    def _request(self, graph: Graph) -> Any:
+        """One compiled model and infer request per graph, kept while the same graph comes
+        back (a repeated case's runs use one compiled model)."""
+        if self._compiled is not None and self._compiled[0] is graph.model:
+            return self._compiled[1]
+        self._compiled = None
         core = _core()
         # ONNX graphs go through OpenVINO's ONNX frontend, from the serialized model in memory.
         onnx_graph = graph.variant.kind == "onnx"
         model = core.read_model(graph.model.SerializeToString()) if onnx_graph else graph.model
         # f32 inference precision: no silent bf16/f16 down-conversion on capable CPUs.
         compiled = core.compile_model(model, self.device, {"INFERENCE_PRECISION_HINT": "f32"})
-        request = compiled.create_infer_request()
-        request.infer({name: _tensor(value) for name, value in graph.feeds.items()})
+        self._compiled = (graph.model, compiled.create_infer_request())
+        return self._compiled[1]
+
+    def run(self, graph: Graph) -> Execution:
+        import openvino as ov
+
+        request = self._request(graph)
+        request.infer({name: _tensor(value, graph.feed_types.get(name, "")) for name, value in graph.feeds.items()})
         values_tensor = request.get_output_tensor(0)
         if values_tensor.get_element_type().get_type_name() == "bf16":
             # `.data` shows a bf16 tensor as float16 numbers: copy its bits out instead.
@@ -65,11 +83,22 @@ class OpenVINO(Backend):
         return Execution(values, indices, placement=f"OpenVINO {self.device}")
 
 
-def _tensor(array: np.ndarray[Any, Any]) -> Any:
+def _tensor(array: np.ndarray[Any, Any], element_type: str = "") -> Any:
     """A feed for OpenVINO. A bfloat16 array goes in as its bits: given the array itself,
-    OpenVINO converts the numbers to float16 and stores those bits as bf16."""
+    OpenVINO converts the numbers to float16 and stores those bits as bf16. A feed of a
+    sub-byte type (`element_type`, e.g. u4) is packed by OpenVINO itself, through a
+    Constant of that type, never by the suite's own bit twiddling."""
     import openvino as ov
 
+    if element_type:
+        ov_type = getattr(ov.Type, element_type)
+        shape = ov.Shape(list(array.shape))
+        # The Constant must outlive the copy: its tensor view does not keep it alive.
+        constant = ov.op.Constant(ov_type, shape, [int(v) for v in array.ravel()])
+        tensor = ov.Tensor(ov_type, shape)
+        constant.get_tensor_view().copy_to(tensor)
+        del constant
+        return tensor
     if array.dtype == ml_dtypes.bfloat16:
         bits = np.ascontiguousarray(array).view(np.uint16)
         return ov.Tensor(bits, list(array.shape), ov.Type.bf16)

@@ -76,7 +76,22 @@ class OrtBackend(Backend):
         ort = ort_module()
         return {"device": self.provider, "onnxruntime": ort.__version__, "package": self.package_hint}
 
+    # The last graph's session, kept while the same graph comes back (a repeated case's runs
+    # share one session): (model as run, session); and, where the provider declined that
+    # graph alone, (graph model, the wrapped model it took instead).
+    _session: tuple[onnx.ModelProto, Any] | None = None
+    _wrapped: tuple[onnx.ModelProto, onnx.ModelProto] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A worker process opens its own sessions.
+        return {**self.__dict__, "_session": None, "_wrapped": None}
+
+    def close(self) -> None:
+        self._session = self._wrapped = None
+
     def run(self, graph: Graph) -> Execution:
+        if self._wrapped is not None and self._wrapped[0] is graph.model:
+            return self._run(self._wrapped[1], graph.feeds, IDENTITY_WRAPPING)
         try:
             return self._run(graph.model, graph.feeds, wrapping="")
         except Exception as exc:
@@ -85,24 +100,32 @@ class OrtBackend(Backend):
             if not self.retry_behind_identity:
                 raise PlacementError(f"{self.provider} declined the TopK node") from None
         # The provider declined the one-node graph: hand it TopK behind an Identity.
+        wrapped = with_identity_before_topk(graph.model)
         try:
-            return self._run(with_identity_before_topk(graph.model), graph.feeds, IDENTITY_WRAPPING)
+            execution = self._run(wrapped, graph.feeds, IDENTITY_WRAPPING)
         except Exception as exc:
             if _FALLBACK_REFUSED in str(exc):
                 raise PlacementError(
                     f"{self.provider} declined the TopK node, alone and behind an Identity"
                 ) from None
             raise
+        self._wrapped = (graph.model, wrapped)
+        return execution
 
     def _run(self, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
-        ort = ort_module()
-        session = ort.InferenceSession(
-            model.SerializeToString(), self.session_options(),
-            providers=[(self.provider, self.provider_options())],
-            # Keep a wrapping Identity: removing it would hand the provider one node again.
-            disabled_optimizers=["EliminateIdentity"] if wrapping else None,
-        )
-        self.check_placement(session)
+        if self._session is not None and self._session[0] is model:
+            session = self._session[1]
+        else:
+            self._session = self._wrapped = None
+            ort = ort_module()
+            session = ort.InferenceSession(
+                model.SerializeToString(), self.session_options(),
+                providers=[(self.provider, self.provider_options())],
+                # Keep a wrapping Identity: removing it would hand the provider one node again.
+                disabled_optimizers=["EliminateIdentity"] if wrapping else None,
+            )
+            self.check_placement(session)
+            self._session = (model, session)
         values, indices = session.run(None, feeds)
         return Execution(values, indices, placement=self.provider, wrapping=wrapping)
 
