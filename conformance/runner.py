@@ -7,13 +7,27 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from backends.base import Backend, BackendCrash, Graph, PlacementError
 from conformance.case import Case
 from conformance.graphs.directml import build_directml, directml_feeds
-from conformance.graphs.onnx import GraphBuildError, build_onnx, onnx_feeds
-from conformance.graphs.variants import Variant, directml_variants, onnx_variants, openvino_variants
-from conformance.judge import Outcome, Outputs, Raised, judge
+from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
+from conformance.graphs.onnx import build_onnx, onnx_feeds
+from conformance.graphs.variants import (
+    Variant,
+    directml_variants,
+    onnx_variants,
+    openvino_variants,
+    outside_graphs,
+)
+from conformance.judge import Judgement, Outcome, Outputs, Raised, judge
+from conformance.profiles import Profile
 from conformance.results import Result
+from conformance.sequences import as_rows, sequence_position
+
+# Worst first: the verdict a repeated case keeps is its worst run's.
+SEVERITY = ("crash", "fail", "error", "divergent", "pass")
 
 
 def variants_for(backend: Backend) -> list[Variant]:
@@ -22,16 +36,17 @@ def variants_for(backend: Backend) -> list[Variant]:
 
 @dataclass
 class GraphCache:
-    """Graphs built once per (case, variant) and reused by every backend."""
+    """Graphs built once per (case, variant) and reused by every backend (and every run of
+    a repeated case); a graph that could not be built is remembered as why not."""
 
-    built: dict[tuple[str, str], Graph | GraphBuildError] = field(default_factory=dict)
+    built: dict[tuple[str, str], Graph | GraphBuildError | RuntimeRefused] = field(default_factory=dict)
 
     def get(self, case: Case, variant: Variant) -> Graph:
         key = (case.id, variant.label)
         if key not in self.built:
             self.built[key] = _build(case, variant)
         graph = self.built[key]
-        if isinstance(graph, GraphBuildError):
+        if isinstance(graph, (GraphBuildError, RuntimeRefused)):
             raise graph
         return graph
 
@@ -39,55 +54,162 @@ class GraphCache:
         self.built.clear()
 
 
-def _build(case: Case, variant: Variant) -> Graph | GraphBuildError:
+def _build(case: Case, variant: Variant) -> Graph | GraphBuildError | RuntimeRefused:
     try:
         if variant.kind == "onnx":
-            return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant))
+            return _build_onnx(case, variant)
         if variant.kind == "directml":
             return Graph(variant, build_directml(case, variant), directml_feeds(case, variant))
-        from conformance.graphs.openvino import build_openvino, openvino_feeds
+        from conformance.graphs.openvino import build_openvino, openvino_feed_types, openvino_feeds
 
-        return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant))
-    except GraphBuildError as exc:
+        return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant),
+                     feed_types=openvino_feed_types(variant))
+    except (GraphBuildError, RuntimeRefused) as exc:
         return exc
-    except Exception as exc:  # the builder API refused the graph
+    except Exception as exc:  # the suite's own builder failed (not a runtime's API)
         return GraphBuildError(f"graph not built: {type(exc).__name__}: {exc}")
 
 
+def _build_onnx(case: Case, variant: Variant) -> Graph:
+    try:
+        return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant))
+    except CheckerRejected as rejected:
+        if not case.expect_error:
+            raise
+        # The case wants the runtime's own refusal: the runtime gets the graph regardless,
+        # and the checker's word is kept beside the runtime's verdict.
+        model = build_onnx(case, variant, check=False)
+        return Graph(variant, model, onnx_feeds(case, variant), checker=f"rejected: {rejected.reason}")
+
+
+@dataclass(frozen=True)
+class _Run:
+    outcome: Outcome | BackendCrash
+    judgement: Judgement
+    seconds: float
+
+
 def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> Result:
-    """One case on one backend through one graph variant, judged."""
+    """One case on one backend through one graph variant, judged; a case with `repeat: N`
+    runs the one built graph N times, judges every run and keeps the worst verdict."""
     base: dict[str, Any] = {
         "case": case.id, "backend": backend.name, "graph": variant.graph,
-        "k_source": variant.k_source, "tags": list(case.tags),
+        "k_source": variant.k_label, "x_shape": variant.x_shape, "tags": list(case.tags),
     }
-    reason = variant.cannot_express(case) or backend.cannot_run(case, variant)
+    reason = outside_graphs(case, variant) or variant.cannot_express(case) or backend.cannot_run(case, variant)
     if reason:
         return Result(**base, verdict="skip", message=reason)
     profile = variant.profile(case)
     base["profile"] = profile.label
     try:
         graph = graphs.get(case, variant)
+    except CheckerRejected as exc:
+        return Result(**base, verdict="skip", message=str(exc), checker=f"rejected: {exc.reason}")
     except GraphBuildError as exc:
         return Result(**base, verdict="skip", message=str(exc))
-    started = time.perf_counter()
+    except RuntimeRefused as exc:
+        # The runtime's graph-building API refused the graph: judged as the runtime raising.
+        refused = judge(case, profile, Raised(str(exc)))
+        return Result(**base, verdict=refused.verdict, rules=list(refused.rules), domain=refused.domain,
+                      message=refused.message)
+    base["checker"] = graph.checker
+    runs: list[_Run] = []
     placement = wrapping = ""
-    outcome: Outcome
-    try:
-        execution = backend.run(graph)
-        outcome = Outputs(execution.values, execution.indices)
-        placement, wrapping = execution.placement, execution.wrapping
-    except BackendCrash as exc:
-        return Result(**base, verdict="crash", message=str(exc), seconds=time.perf_counter() - started)
-    except PlacementError as exc:
-        # Never judged as an output, nor as an expected error: the provider is unproven.
-        return Result(**base, verdict="error", message=f"placement: {exc}",
-                      seconds=time.perf_counter() - started)
-    except Exception as exc:
-        outcome = Raised(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
-    seconds = time.perf_counter() - started
-    verdict = judge(case, profile, outcome)
+    for _ in range(max(1, case.repeat)):
+        started = time.perf_counter()
+        outcome: Outcome
+        try:
+            execution = backend.run(graph)
+            outcome = Outputs(execution.values, execution.indices)
+            placement, wrapping = execution.placement, execution.wrapping
+        except BackendCrash as exc:
+            runs.append(_Run(exc, Judgement("crash", (), "defined", str(exc)), time.perf_counter() - started))
+            break  # the backend's process is gone: the runs stop here
+        except PlacementError as exc:
+            # Never judged as an output, nor as an expected error: the provider is unproven.
+            return Result(**base, verdict="error", message=f"placement: {exc}",
+                          seconds=time.perf_counter() - started)
+        except Exception as exc:
+            outcome = Raised(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
+        seconds = time.perf_counter() - started
+        runs.append(_Run(outcome, judge(case, profile, outcome), seconds))
+    return _result(base, case, profile, runs, placement, wrapping)
+
+
+def _result(base: dict[str, Any], case: Case, profile: Profile, runs: list[_Run],
+            placement: str, wrapping: str) -> Result:
+    worst_at = min(range(len(runs)), key=lambda i: SEVERITY.index(runs[i].judgement.verdict))
+    worst = runs[worst_at].judgement
+    message = worst.message
+    runs_field: list[dict[str, Any]] = []
+    if case.repeat > 1:
+        message, runs_field = _repeat_summary(case, runs, worst_at)
+    total = sum(run.seconds for run in runs)
+    if worst.verdict == "crash":
+        return Result(**base, verdict="crash", message=message, seconds=total, runs=runs_field)
     return Result(
-        **base, verdict=verdict.verdict, rules=list(verdict.rules), domain=verdict.domain,
-        message=verdict.message, seconds=round(seconds, 6), placement=placement,
-        wrapping=wrapping, discrepancy=verdict.discrepancy,
+        **base, verdict=worst.verdict, rules=list(worst.rules), domain=worst.domain,
+        message=message, seconds=round(total, 6), placement=placement,
+        wrapping=wrapping, discrepancy=worst.discrepancy, runs=runs_field,
     )
+
+
+def _outcome_key(outcome: Outcome | BackendCrash) -> tuple[Any, ...]:
+    """Equal keys: the same outcome, bit for bit."""
+    if isinstance(outcome, Outputs):
+        values, indices = np.ascontiguousarray(outcome.values), np.ascontiguousarray(outcome.indices)
+        return ("outputs", values.dtype.str, values.shape, values.tobytes(),
+                indices.dtype.str, indices.shape, indices.tobytes())
+    if isinstance(outcome, Raised):
+        return ("raised", outcome.message)
+    return ("crash", str(outcome))
+
+
+def _describe_outcome(outcome: Outcome | BackendCrash) -> str:
+    if isinstance(outcome, Outputs):
+        return "returned outputs"
+    if isinstance(outcome, Raised):
+        return f"raised ({outcome.message})"
+    return "crashed"
+
+
+def _row_bits(array: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
+    """An output's sequences as unsigned integers of its own width: equal bits, equal rows."""
+    contiguous = np.ascontiguousarray(array)
+    return as_rows(contiguous.view(np.dtype(f"u{contiguous.dtype.itemsize}")), axis)
+
+
+def _first_difference(case: Case, first: Outcome | BackendCrash, other: Outcome | BackendCrash) -> str:
+    """Where `other` first differs from `first` (both returned outputs), or how it differs."""
+    if not (isinstance(first, Outputs) and isinstance(other, Outputs)):
+        return f"({_describe_outcome(other)} where run 1 {_describe_outcome(first)})"
+    shapes = [(o.values.shape, o.values.dtype, o.indices.shape, o.indices.dtype) for o in (first, other)]
+    axis = case.axis_index
+    if shapes[0] != shapes[1] or first.values.shape != first.indices.shape or first.values.ndim <= axis:
+        return "in its output shapes or types"
+    differs = ((_row_bits(first.values, axis) != _row_bits(other.values, axis)).any(axis=1)
+               | (_row_bits(first.indices, axis) != _row_bits(other.indices, axis)).any(axis=1))
+    row = int(np.flatnonzero(differs)[0])
+    return f"at sequence {sequence_position(row, first.values.shape, axis)}"
+
+
+def _repeat_summary(case: Case, runs: list[_Run], worst_at: int) -> tuple[str, list[dict[str, Any]]]:
+    keys: dict[tuple[Any, ...], int] = {}
+    numbers = [keys.setdefault(_outcome_key(run.outcome), len(keys) + 1) for run in runs]
+    made = f"{len(runs)} runs" if len(runs) == case.repeat else f"{len(runs)} of {case.repeat} runs"
+    all_outputs = all(isinstance(run.outcome, Outputs) for run in runs)
+    if len(keys) == 1:
+        summary = f"{made}: identical"
+    else:
+        differing = next(i for i, number in enumerate(numbers) if number != 1)
+        where = _first_difference(case, runs[0].outcome, runs[differing].outcome)
+        summary = (f"{made}: {len(keys)} distinct {'outputs' if all_outputs else 'outcomes'}; "
+                   f"run {differing + 1} differed first {where}")
+    worst = runs[worst_at].judgement
+    if worst.message:
+        summary += f"; {worst.message}" if len(keys) == 1 else f"; run {worst_at + 1}: {worst.message}"
+    runs_field = [
+        {"run": i + 1, "verdict": run.judgement.verdict, "seconds": round(run.seconds, 6), "outcome": numbers[i]}
+        for i, run in enumerate(runs)
+    ]
+    return summary, runs_field

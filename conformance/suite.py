@@ -17,8 +17,9 @@ Executor = Callable[[Case, Variant], Result]
 
 def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
     for variant in variants_for(backend):
-        yield Result(case.id, backend.name, variant.graph, variant.k_source, "skip",
-                     message=f"{backend.name} is not available: {reason}", tags=list(case.tags))
+        yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
+                     message=f"{backend.name} is not available: {reason}", tags=list(case.tags),
+                     x_shape=variant.x_shape)
 
 
 class Executors:

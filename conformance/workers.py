@@ -55,7 +55,7 @@ def _signal_name(exitcode: int | None) -> str:
 @dataclass
 class Worker:
     backend: Backend
-    timeout: float = 60.0  # per execution, once started
+    timeout: float = 60.0  # per execution (per run of a repeated case), once started
     _process: Any = None
     _connection: Connection | None = None
 
@@ -65,9 +65,10 @@ class Worker:
         except RuntimeError as exc:
             return _crash(case, self.backend, variant, str(exc))
         connection.send((case, variant))
-        if not connection.poll(self.timeout):
+        timeout = self.timeout * max(1, case.repeat)  # the timeout holds for each run
+        if not connection.poll(timeout):
             self.stop(graceful=False)  # a hung worker cannot answer a stop request
-            return _crash(case, self.backend, variant, f"no answer in {self.timeout:g} s; the worker was killed")
+            return _crash(case, self.backend, variant, f"no answer in {timeout:g} s; the worker was killed")
         try:
             result: Result = connection.recv()
             return result
@@ -112,6 +113,6 @@ class Worker:
 
 def _crash(case: Case, backend: Backend, variant: Variant, message: str) -> Result:
     return Result(
-        case.id, backend.name, variant.graph, variant.k_source, "crash",
-        message=message, tags=list(case.tags), profile=variant.profile(case).label,
+        case.id, backend.name, variant.graph, variant.k_label, "crash",
+        message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
     )

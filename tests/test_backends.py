@@ -21,7 +21,8 @@ from backends.ort_session import OrtBackend, ort_module, with_identity_before_to
 from backends.registry import all_backends, backend_names, by_name
 from conformance.case import Case
 from conformance.graphs.onnx import build_onnx, onnx_feeds
-from conformance.graphs.variants import Variant
+from conformance.graphs.openvino import K_NUMPY_TYPES
+from conformance.graphs.variants import OPENVINO_K_TYPES, Variant
 from conformance.runner import GraphCache, execute, variants_for
 
 PROVIDERS = onnxruntime.get_available_providers()
@@ -260,3 +261,31 @@ cases:
     for a, b in zip(plain, again, strict=True):
         assert a.dtype == b.dtype and a.tobytes() == b.tobytes()
     assert np.isnan(plain[0]).any()
+
+
+# --- K in every integer type OpenVINO has ------------------------------------------------
+
+@pytest.mark.parametrize("k_source", ["constant", "input"])
+@pytest.mark.parametrize("k_type", list(OPENVINO_K_TYPES))
+def test_k_of_every_integer_type_reaches_openvino_as_its_number(k_type: str, k_source: str) -> None:
+    """K = 1, 2, 3 in each type, each run three times: OpenVINO either computes exactly K
+    elements per sequence, the DirectML answer, on every run (the number arrived intact,
+    sub-byte inputs packed as OpenVINO packs them), or refuses the type; never a wrong K."""
+    x = np.array([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], dtype=np.float32)
+    variant = Variant("openvino", 11, k_source, True, k_type)
+    bits = OPENVINO_K_TYPES[k_type][0]
+    verdicts = set()
+    for k in (1, 2, 3):
+        if (bits == 1 and k > 1) or (bits == 2 and k > 3):
+            continue
+        case = Case(id=f"k-{k}", source="test", file=Path("<test>"), x=x, axis=1, k=k, repeat=3)
+        result = execute(case, OpenVINO("CPU"), variant, GraphCache())
+        assert result.verdict in ("pass", "error"), result
+        if result.verdict == "pass":
+            assert result.message == "3 runs: identical"
+        verdicts.add(result.verdict)
+    # What OpenVINO 2026.4 does: every byte-wide type and i4/u4 work; u2 works as an
+    # input only; u1, u3, u6 inputs are refused by the CPU plugin, and u1/u2/u3/u6
+    # constants by shape inference.
+    works = k_type in K_NUMPY_TYPES or k_type in ("i4", "u4") or (k_type, k_source) == ("u2", "input")
+    assert verdicts == ({"pass"} if works else {"error"})

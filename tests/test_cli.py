@@ -32,6 +32,9 @@ from conformance.runner import variants_for
 RUN_BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 CONTRACT_FIELDS = ("case", "backend", "graph", "k_source", "verdict", "rules", "domain", "message", "seconds")
 GRAPH_NAME = re.compile(r"^(onnx-opset\d+|openvino-topk\d+(-stable|-unstable)?)$")
+# Where K comes from, with a suffix where the graph takes its inputs otherwise: K's
+# OpenVINO element type, or X's dimensions symbolic (docs/semantics.md).
+K_SOURCE = re.compile(r"^(attribute|(constant|input)(-dynamic-shape|-(i4|i8|i16|i32|u1|u2|u3|u4|u6|u8|u16|u32|u64))?)$")
 VERDICTS = {"pass", "divergent", "fail", "error", "crash", "skip"}
 
 
@@ -94,7 +97,11 @@ def test_every_result_has_the_contract_fields(documented_run: Run) -> None:
         assert not missing, (missing, result)
         assert result["verdict"] in VERDICTS
         assert GRAPH_NAME.match(result["graph"]), result["graph"]
-        assert result["k_source"] in ("attribute", "constant", "input")
+        assert K_SOURCE.match(result["k_source"]), result["k_source"]
+        assert result["x_shape"] == ("dynamic" if result["k_source"].endswith("-dynamic-shape") else "static")
+        if result["x_shape"] == "dynamic":
+            assert result["graph"] == "onnx-opset11", result
+        assert isinstance(result["checker"], str) and result["runs"] == []
         assert result["domain"] in ("defined", "undefined")
         assert isinstance(result["rules"], list) and isinstance(result["message"], str)
         assert isinstance(result["seconds"], (int, float)) and result["seconds"] >= 0
@@ -176,17 +183,40 @@ def test_non_pass_results_match_the_baseline(documented_run: Run, backend: str) 
 
 def test_openvino_cpu_discrepancies_are_ties_with_k_as_input(documented_run: Run) -> None:
     """What the baseline's notes claim: every openvino-cpu discrepancy is a tie order with K
-    fed as an input; ONNX graphs fail ONNX's strict tie rule, native unstable ones diverge."""
+    fed as an input or X's dimensions symbolic (ONNX graphs fail ONNX's strict tie rule,
+    native unstable ones diverge), or OpenVINO refusing a sub-byte K type."""
     for result in documented_run.of("openvino-cpu"):
         if result["verdict"] in ("pass", "skip"):
             continue
-        assert result["k_source"] == "input", result
+        k_type = result["k_source"].split("-", 1)[1] if result["k_source"].startswith(("constant-u", "input-u")) else ""
+        if k_type:
+            assert k_type in ("u1", "u2", "u3", "u6") and result["verdict"] == "error", result
+            if result["k_source"].startswith("constant"):
+                assert result["message"].startswith("openvino.opset11.topk refused the graph: "), result
+            continue
+        assert result["k_source"] in ("input", "constant-dynamic-shape", "input-dynamic-shape"), result
         assert "ties" in next(c.tags for c in documented_cases() if c.id == result["case"])
         if result["graph"].startswith("onnx-"):
             assert (result["verdict"], result["rules"]) == ("fail", ["tie-order"]), result
         else:
             assert result["verdict"] == "divergent" and result["graph"] != "openvino-topk11-stable", result
             assert result["domain"] == "defined"
+
+
+def test_openvino_cpu_treats_dynamic_shapes_like_k_as_input(documented_run: Run) -> None:
+    """The finding behind the baseline's dynamic-shape group: with X's dimensions symbolic,
+    a constant K breaks ONNX's tie order where the same graph with static dimensions keeps
+    it; the other ONNX backends give the same verdict either way."""
+    verdicts = {(r["backend"], r["case"], r["k_source"]): r["verdict"]
+                for r in documented_run.results if r["graph"] == "onnx-opset11"}
+    flipped = {case for (backend, case, k_source), verdict in verdicts.items()
+               if backend == "openvino-cpu" and k_source == "constant-dynamic-shape"
+               and verdict == "fail" and verdicts[(backend, case, "constant")] == "pass"}
+    assert flipped, "some tie case passes with static dims and fails with symbolic ones"
+    for backend in ("onnx-reference", "ort-cpu"):
+        for case in {c for (b, c, _) in verdicts if b == backend}:
+            for k_source in ("constant", "input"):
+                assert verdicts[(backend, case, k_source)] == verdicts[(backend, case, f"{k_source}-dynamic-shape")]
 
 
 # --- report: merging results files ------------------------------------------------------

@@ -16,9 +16,20 @@ from harness import cases_from_yaml, documented, documented_cases
 from onnx import TensorProto, helper, numpy_helper
 
 from conformance.case import Case
+from conformance.graphs.errors import RuntimeRefused
 from conformance.graphs.onnx import build_onnx, onnx_feeds
-from conformance.graphs.openvino import build_openvino, openvino_feeds
-from conformance.graphs.variants import Variant, onnx_topk_versions, onnx_variants, openvino_variants
+from conformance.graphs.openvino import K_NUMPY_TYPES, build_openvino, openvino_feed_types, openvino_feeds
+from conformance.graphs.variants import (
+    OPENVINO_K_TYPES,
+    Variant,
+    directml_variants,
+    graph_matches,
+    known_graph_names,
+    onnx_topk_versions,
+    onnx_variants,
+    openvino_variants,
+    unknown_graph_entries,
+)
 
 ONNX_FLOATS = ("float16", "float32", "float64")
 
@@ -41,6 +52,11 @@ def expected_onnx_skip(case: Case, opset: int) -> str | None:
 
 
 def expected_openvino_skip(case: Case, variant: Variant) -> str | None:
+    if variant.k_type:
+        bits, signed = OPENVINO_K_TYPES[variant.k_type]
+        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+        if not low <= case.k <= high:
+            return f"does not fit OpenVINO's {variant.k_type}"
     if variant.version == 11:
         if case.stable is not None and case.stable != variant.stable:
             return f"asks for stable={str(case.stable).lower()}"
@@ -67,7 +83,14 @@ def check_onnx_model(case: Case, variant: Variant, model: onnx.ModelProto) -> No
     x_name = node.input[0]
     assert x_name in inputs and x_name not in initializers
     assert inputs[x_name].type.tensor_type.elem_type == helper.np_dtype_to_tensor_dtype(case.x.dtype)
-    assert [d.dim_value for d in inputs[x_name].type.tensor_type.shape.dim] == list(case.x.shape)
+    dims = inputs[x_name].type.tensor_type.shape.dim
+    if variant.dynamic:
+        # Every dimension a symbol of its own: nothing of X's shape is known before the run.
+        assert len(dims) == case.x.ndim
+        assert all(d.dim_param and not d.HasField("dim_value") for d in dims)
+        assert len({d.dim_param for d in dims}) == case.x.ndim
+    else:
+        assert [d.dim_value for d in dims] == list(case.x.shape)
 
     feeds = onnx_feeds(case, variant)
     assert set(feeds) == set(inputs), "every graph input is fed, and nothing else"
@@ -117,6 +140,29 @@ def topk_op(model: Any) -> Any:
     return ops[0]
 
 
+# What OpenVINO 2026.4's opset API refuses while the suite builds a native graph (the
+# runtime's verdict, never a skip): stable=true with sort=none, and a constant K of a
+# sub-byte type its shape inference cannot read.
+REFUSED_CONSTANT_K_TYPES = ("u1", "u2", "u3", "u6")
+
+
+def expected_openvino_refusal(case: Case, variant: Variant) -> str | None:
+    if variant.version == 11 and variant.stable and case.sort == "none":
+        return "Stable sort can only be used when TopK's sorting mode is set to 'VALUE' or 'INDEX'"
+    if variant.k_source == "constant" and variant.k_type in REFUSED_CONSTANT_K_TYPES:
+        return "Element not supported"
+    return None
+
+
+def k_constant_value(node: Any, k_type: str) -> int:
+    if k_type in K_NUMPY_TYPES:
+        return int(np.asarray(node.get_data()))
+    if k_type == "i4":  # get_vector() has no i4: the low nibble, sign-extended
+        nibble = int(np.asarray(node.get_data()).ravel()[0]) & 0xF
+        return nibble - 16 if nibble & 0x8 else nibble
+    return int(node.get_vector()[0])
+
+
 def check_openvino_model(case: Case, variant: Variant, model: Any) -> None:
     op = topk_op(model)
     assert op.get_type_info().version_id == f"opset{variant.version}"
@@ -138,17 +184,26 @@ def check_openvino_model(case: Case, variant: Variant, model: Any) -> None:
     assert list(data.get_partial_shape().to_shape()) == list(case.x.shape)
     assert data.get_element_type().get_type_name() == openvino_type_name(case.dtype_name)
     k = op.input_value(1).get_node()
+    k_type = variant.k_type or "i64"
+    assert k.get_output_element_type(0).get_type_name() == k_type
     feeds = openvino_feeds(case, variant)
+    feed_types = openvino_feed_types(variant)
     assert set(feeds) == set(parameters), "every parameter is fed, and nothing else"
     if variant.k_source == "constant":
         assert k.get_type_name() == "Constant"
-        assert np.asarray(k.get_data()).tolist() == case.k
+        assert k_constant_value(k, k_type) == case.k
         assert set(parameters) == {data.get_friendly_name()}
+        assert feed_types == {}
     else:
         assert variant.k_source == "input"
         assert k.get_type_name() == "Parameter"
         assert k.get_friendly_name() in parameters
-        assert feeds[k.get_friendly_name()].tolist() == case.k
+        k_feed = feeds[k.get_friendly_name()]
+        assert k_feed.tolist() == case.k and k_feed.shape == ()
+        if k_type in K_NUMPY_TYPES:
+            assert k_feed.dtype == K_NUMPY_TYPES[k_type] and feed_types == {}
+        else:  # no numpy type: the backend packs the number into OpenVINO's type
+            assert feed_types == {k.get_friendly_name(): k_type}
 
 
 DOCUMENTED_ONNX = [
@@ -166,6 +221,7 @@ def test_onnx_variants_cover_every_topk_opset() -> None:
     assert {v.label for v in onnx_variants()} == {
         "onnx-opset1-attribute",
         *(f"onnx-opset{o}-{k}" for o in (10, 11, 24) for k in ("constant", "input")),
+        "onnx-opset11-constant-dynamic-shape", "onnx-opset11-input-dynamic-shape",
     }
 
 
@@ -188,7 +244,19 @@ def test_documented_case_openvino_graph(case: Case, variant: Variant) -> None:
         assert reason is not None and expected in reason, reason
         return
     assert reason is None
-    check_openvino_model(case, variant, build_openvino(case, variant))
+    build_and_check_openvino(case, variant)
+
+
+def build_and_check_openvino(case: Case, variant: Variant) -> None:
+    """The graph as built, or OpenVINO's refusal where OpenVINO is known to refuse it."""
+    refusal = expected_openvino_refusal(case, variant)
+    if refusal is None:
+        check_openvino_model(case, variant, build_openvino(case, variant))
+        return
+    with pytest.raises(RuntimeRefused) as refused:
+        build_openvino(case, variant)
+    assert str(refused.value).startswith("openvino.opset11.topk refused the graph: ")
+    assert refusal in str(refused.value)
 
 
 def test_documented_cases_exercise_every_skip_kind() -> None:
@@ -305,7 +373,7 @@ def test_openvino_index_types_and_skips(synthetic: dict[str, Case], case_id: str
             assert reason is not None and expected in reason, reason
             continue
         assert reason is None, reason
-        check_openvino_model(case, variant, build_openvino(case, variant))
+        build_and_check_openvino(case, variant)
 
 
 def test_openvino_topk1_skips_int64_indices(synthetic: dict[str, Case]) -> None:
@@ -335,9 +403,145 @@ def test_openvino_stable_variants_follow_the_case() -> None:
         assert topk_op(build_openvino(either, topk11_unstable)).get_attributes()["stable"] is False
 
 
+CONTRACT_GRAPH_NAMES = {
+    "onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24",
+    "openvino-topk11-stable", "openvino-topk11-unstable", "openvino-topk3", "openvino-topk1",
+    "directml-topk1", "directml-topk",
+}
+
+
 def test_graph_names_follow_the_contract() -> None:
-    names = {v.graph for v in onnx_variants() + openvino_variants()}
-    assert names == {
-        "onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24",
-        "openvino-topk11-stable", "openvino-topk11-unstable", "openvino-topk3", "openvino-topk1",
+    """New variants (symbolic dims, K types) keep the contract's graph names."""
+    names = {v.graph for v in onnx_variants() + openvino_variants() + directml_variants()}
+    assert names == CONTRACT_GRAPH_NAMES
+
+
+def test_every_variant_has_a_graph_and_k_source_of_its_own() -> None:
+    """(case, backend, graph, k_source) names one result: merging, baselines and the gate
+    key on it, so no two variants may share a (graph, k_source) pair."""
+    variants = onnx_variants() + openvino_variants() + directml_variants()
+    pairs = [(v.graph, v.k_label) for v in variants]
+    assert len(pairs) == len(set(pairs)), sorted(p for p in pairs if pairs.count(p) > 1)
+    assert len({v.label for v in variants}) == len(variants)
+
+
+# --- symbolic input dimensions (ONNX opset 11) --------------------------------------
+
+def test_dynamic_shape_variants_are_onnx_opset11_only() -> None:
+    dynamic = [v for v in onnx_variants() + openvino_variants() if v.dynamic]
+    assert {(v.graph, v.k_label, v.x_shape) for v in dynamic} == {
+        ("onnx-opset11", "constant-dynamic-shape", "dynamic"),
+        ("onnx-opset11", "input-dynamic-shape", "dynamic"),
     }
+    assert all(v.x_shape == "static" for v in onnx_variants() + openvino_variants() if not v.dynamic)
+
+
+@pytest.mark.parametrize("k_source", ["constant", "input"])
+def test_dynamic_shape_graph_is_the_static_graph_with_symbols(k_source: str) -> None:
+    """Only X's dimensions differ from the static graph; ONNX's shape inference still
+    derives the outputs' rank and, for a constant K, the K axis."""
+    case = documented("dml-top-k1-example-3")
+    static = build_onnx(case, Variant("onnx", 11, k_source))
+    dynamic = build_onnx(case, Variant("onnx", 11, k_source, dynamic=True))
+    assert static.graph.node == dynamic.graph.node
+    assert static.graph.initializer == dynamic.graph.initializer
+    inferred = onnx.shape_inference.infer_shapes(dynamic, strict_mode=True)
+    for output in inferred.graph.output:
+        dims = output.type.tensor_type.shape.dim
+        assert len(dims) == case.x.ndim
+        assert [bool(d.dim_param) for i, d in enumerate(dims) if i != case.axis_index] == [True] * 3
+        axis_dim = dims[case.axis_index]
+        if k_source == "constant":
+            assert axis_dim.dim_value == case.k
+        else:
+            assert not axis_dim.HasField("dim_value")
+
+
+def test_dynamic_shapes_leave_k_larger_than_the_axis_to_the_runtime(tmp_path: Path) -> None:
+    """With X's dimensions symbolic, onnx.checker cannot see that a constant K exceeds the
+    axis: the dynamic constant-K graph of a K > n case is valid ONNX."""
+    text = """
+cases:
+  - id: k-too-large
+    source: test_graphs
+    input: {dtype: float32, shape: [2, 5], data: [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]]}
+    axis: 1
+    k: 6
+    expect_error: true
+"""
+    (case,) = cases_from_yaml(tmp_path / "k.yaml", text)
+    onnx.checker.check_model(build_onnx(case, Variant("onnx", 11, "constant", dynamic=True)), full_check=True)
+
+
+# --- K in every integer type OpenVINO has (TopK-11 stable=true) ---------------------
+
+def test_k_types_are_every_integer_type_openvino_has() -> None:
+    """Derived from OpenVINO itself: every element type it calls an integral number, less
+    i64 (the plain variants' K), nf4 (4-bit normal float), string and dynamic."""
+    integral = {
+        t.get_type_name() for t in (getattr(ov.Type, name) for name in dir(ov.Type))
+        if isinstance(t, ov.Type) and t.is_integral_number()
+    }
+    assert set(OPENVINO_K_TYPES) == integral - {"i64", "nf4", "string", "dynamic"}
+    typed = [v for v in openvino_variants() if v.k_type]
+    assert {(v.version, v.stable) for v in typed} == {(11, True)}, "TopK-11 stable=true only"
+    assert {(v.k_type, v.k_source) for v in typed} == {
+        (t, k) for t in OPENVINO_K_TYPES for k in ("constant", "input")
+    }
+    assert {v.k_label for v in typed} == {f"{k}-{t}" for t in OPENVINO_K_TYPES for k in ("constant", "input")}
+
+
+@pytest.mark.parametrize(("k_type", "k", "range_"), [
+    ("u1", 1, None), ("u1", 2, "0..1"), ("u2", 3, None), ("u2", 4, "0..3"), ("i4", 7, None),
+    ("i4", 8, "-8..7"), ("i4", -1, None), ("u8", -1, "0..255"), ("i8", 127, None), ("i8", 128, "-128..127"),
+])
+def test_k_outside_its_type_is_a_skip(k_type: str, k: int, range_: str | None) -> None:
+    x = np.arange(300, dtype=np.float32)
+    case = Case(id="k-type", source="test", file=Path("<test>"), x=x, axis=0, k=k, expect_error=k < 0)
+    reason = Variant("openvino", 11, "input", True, k_type).cannot_express(case)
+    assert reason == (None if range_ is None else f"K = {k} does not fit OpenVINO's {k_type} ({range_})")
+
+
+# --- graphs: [...] -------------------------------------------------------------------
+
+def test_known_graph_names_are_every_graph_the_suite_builds() -> None:
+    assert set(known_graph_names()) == CONTRACT_GRAPH_NAMES
+
+
+@pytest.mark.parametrize(("entry", "selected"), [
+    ("onnx-opset1", {"onnx-opset1"}),
+    ("onnx-opset11", {"onnx-opset11"}),
+    ("onnx", {"onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24"}),
+    ("openvino-topk11", {"openvino-topk11-stable", "openvino-topk11-unstable"}),
+    ("openvino-topk11-stable", {"openvino-topk11-stable"}),
+    ("openvino", {"openvino-topk11-stable", "openvino-topk11-unstable", "openvino-topk3", "openvino-topk1"}),
+    ("directml-topk1", {"directml-topk1"}),
+    ("directml", {"directml-topk1", "directml-topk"}),
+    ("onnx-opset2", set()), ("openvino-topk", set()), ("onnx-opset11-constant", set()),
+])
+def test_a_graphs_entry_selects_whole_names_or_dash_prefixes(entry: str, selected: set[str]) -> None:
+    assert {name for name in known_graph_names() if graph_matches(entry, name)} == selected
+    assert unknown_graph_entries([entry]) == ([] if selected else [entry])
+
+
+def test_an_unchecked_graph_declares_no_negative_dimension(tmp_path: Path) -> None:
+    """A case expecting an error may have K = -1: its graphs leave the K axis of the
+    outputs symbolic rather than declare a dimension of -1, which is no shape at all (a
+    runtime, or the Wine bridge reading the declared outputs, would refuse the declaration
+    instead of judging K)."""
+    text = """
+cases:
+  - id: k-negative
+    source: test_graphs
+    input: {dtype: float32, shape: [2, 5], data: [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]]}
+    axis: 1
+    k: -1
+    expect_error: true
+"""
+    (case,) = cases_from_yaml(tmp_path / "k.yaml", text)
+    for variant in onnx_variants():
+        model = build_onnx(case, variant, check=False)
+        for output in model.graph.output:
+            dims = output.type.tensor_type.shape.dim
+            assert all(d.dim_value >= 0 for d in dims), (variant.label, dims)
+            assert dims[1].dim_param == "k" and not dims[1].HasField("dim_value")

@@ -1,4 +1,5 @@
-"""ONNX TopK graphs for a case, each checked by onnx.checker with full shape inference."""
+"""ONNX TopK graphs for a case, each checked by onnx.checker with full shape inference (a
+case that expects an error gets its rejected graph unchecked: see `build_onnx`)."""
 
 from __future__ import annotations
 
@@ -9,27 +10,29 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from conformance.case import Case
+from conformance.graphs.errors import CheckerRejected
+from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
 from conformance.graphs.variants import Variant
-from conformance.sequences import output_shape
 
 X, K, VALUES, INDICES = "X", "K", "Values", "Indices"
-
-
-class GraphBuildError(Exception):
-    """The graph could not be built or did not pass its checks."""
 
 
 def element_type(dtype: np.dtype[Any]) -> int:
     return int(helper.np_dtype_to_tensor_dtype(dtype))
 
 
-def build_onnx(case: Case, variant: Variant) -> onnx.ModelProto:
-    """One TopK node; X always a graph input, K an attribute (opset 1), an initializer
-    ('constant') or a graph input ('input')."""
+def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelProto:
+    """One TopK node; X always a graph input (every dimension a symbol for a dynamic
+    variant), K an attribute (opset 1), an initializer ('constant') or a graph input
+    ('input'). Raises CheckerRejected where onnx.checker rejects the model, unless `check`
+    is off (for a case that expects an error: the runtime must still see the graph)."""
     opset = variant.version
     attributes: dict[str, Any] = {"axis": case.axis}
     inputs = [X]
-    graph_inputs = [helper.make_tensor_value_info(X, element_type(case.x.dtype), list(case.x.shape))]
+    x_shape: list[int | str] = list(case.x.shape)
+    if variant.dynamic:
+        x_shape = [f"X_dim{i}" for i in range(case.x.ndim)]
+    graph_inputs = [helper.make_tensor_value_info(X, element_type(case.x.dtype), x_shape)]
     initializers = []
     if variant.k_source == "attribute":
         attributes["k"] = case.k
@@ -44,9 +47,12 @@ def build_onnx(case: Case, variant: Variant) -> onnx.ModelProto:
         attributes["sorted"] = int(case.sort != "none")
     node = helper.make_node("TopK", inputs, [VALUES, INDICES], name="topk", **attributes)
 
-    shape: list[int | str] = list(output_shape(case.x.shape, case.axis_index, case.k))
-    if variant.k_source == "input":
-        shape[case.axis_index] = "k"  # unknown until K arrives
+    shape: list[int | str] = list(x_shape)
+    shape[case.axis_index] = case.k
+    if variant.k_source == "input" or case.k < 0:
+        # Unknown until K arrives; and no shape has a negative dimension (an unchecked
+        # graph of a case expecting an error may have K = -1).
+        shape[case.axis_index] = "k"
     outputs = [
         helper.make_tensor_value_info(VALUES, element_type(case.x.dtype), shape),
         helper.make_tensor_value_info(INDICES, TensorProto.INT64, shape),
@@ -59,10 +65,11 @@ def build_onnx(case: Case, variant: Variant) -> onnx.ModelProto:
     )
     # The IR version the opset needs, not the newest onnx knows: older runtimes refuse newer IR.
     model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
-    try:
-        onnx.checker.check_model(model, full_check=True)
-    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-        raise GraphBuildError(f"onnx.checker rejects the graph: {' '.join(str(exc).split())}") from exc
+    if check:
+        try:
+            onnx.checker.check_model(model, full_check=True)
+        except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
+            raise CheckerRejected(" ".join(str(exc).split())) from exc
     return model
 
 

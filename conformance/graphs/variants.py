@@ -1,8 +1,10 @@
 """Graph variants: the ways one case becomes a graph (dialect, operator version, where K
-comes from), which of them can express a case, and the profile each is judged by."""
+comes from and in what type, static or symbolic input dimensions), which of them can
+express a case, and the profile each is judged by."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Literal
@@ -17,6 +19,18 @@ GraphKind = Literal["onnx", "openvino", "directml"]
 KSource = Literal["constant", "input", "attribute"]
 
 _ONNX_FLOATS = ("float16", "float32", "float64")
+
+# OpenVINO's integer element types, as OpenVINO names them: (bits, signed). TopK's spec
+# takes K as "a scalar of any integer type"; OpenVINO's TopK node accepts every type whose
+# `is_integral_number()` holds, which also says yes for nf4 (a 4-bit normal-float format)
+# and string, neither an integer type: those two are left out. i64 is the K of the plain
+# `constant` and `input` variants.
+OPENVINO_K_TYPES: dict[str, tuple[int, bool]] = {
+    "i4": (4, True), "i8": (8, True), "i16": (16, True), "i32": (32, True),
+    "u1": (1, False), "u2": (2, False), "u3": (3, False), "u4": (4, False), "u6": (6, False),
+    "u8": (8, False), "u16": (16, False), "u32": (32, False), "u64": (64, False),
+}
+DYNAMIC_SHAPE = "dynamic-shape"  # the k_source suffix of graphs whose input dims are symbolic
 
 
 @cache
@@ -36,6 +50,10 @@ class Variant:
     version: int  # ONNX opset, OpenVINO TopK version, DirectML TOP_K1 (1) or TOP_K (0)
     k_source: KSource
     stable: bool | None = None  # OpenVINO TopK-11 only
+    # OpenVINO's element type of K where it is not i64 (native TopK-11 stable=true only).
+    k_type: str = ""
+    # Every dimension of X symbolic in the graph (ONNX opset 11 only); else all fixed.
+    dynamic: bool = False
 
     @property
     def graph(self) -> str:
@@ -48,8 +66,25 @@ class Variant:
         return f"openvino-topk{self.version}{suffix}"
 
     @property
+    def k_label(self) -> str:
+        """The `k_source` field of a result: where K comes from (`attribute`, `constant`,
+        `input`), with a suffix where the variant differs in how else the graph takes its
+        inputs: K's element type (`input-u8`) or symbolic dimensions of X
+        (`constant-dynamic-shape`). With the graph name it tells every variant apart."""
+        if self.k_type:
+            return f"{self.k_source}-{self.k_type}"
+        if self.dynamic:
+            return f"{self.k_source}-{DYNAMIC_SHAPE}"
+        return self.k_source
+
+    @property
+    def x_shape(self) -> str:
+        """The `x_shape` field of a result: `dynamic` where every dimension of X is symbolic."""
+        return "dynamic" if self.dynamic else "static"
+
+    @property
     def label(self) -> str:
-        return f"{self.graph}-{self.k_source}"
+        return f"{self.graph}-{self.k_label}"
 
     def cannot_express(self, case: Case) -> str | None:
         """Why this graph cannot express the case (a skip), or None."""
@@ -86,6 +121,10 @@ def _onnx_cannot_express(opset: int, case: Case) -> str | None:
 
 
 def _openvino_cannot_express(variant: Variant, case: Case) -> str | None:
+    if variant.k_type:
+        low, high = k_type_range(variant.k_type)
+        if not low <= case.k <= high:
+            return f"K = {case.k} does not fit OpenVINO's {variant.k_type} ({low}..{high})"
     if variant.version == 11:
         if case.stable is not None and case.stable != variant.stable:
             return f"the case asks for stable={str(case.stable).lower()}"
@@ -121,6 +160,11 @@ def directml_variants() -> list[Variant]:
     return [Variant("directml", 1, "attribute"), Variant("directml", 0, "attribute")]
 
 
+def k_type_range(k_type: str) -> tuple[int, int]:
+    bits, signed = OPENVINO_K_TYPES[k_type]
+    return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+
+
 def onnx_variants() -> list[Variant]:
     variants: list[Variant] = []
     for opset in onnx_topk_versions():
@@ -128,6 +172,9 @@ def onnx_variants() -> list[Variant]:
             variants.append(Variant("onnx", 1, "attribute"))
         else:
             variants += [Variant("onnx", opset, "constant"), Variant("onnx", opset, "input")]
+        if opset == 11:
+            # The same graph with every dimension of X symbolic: shapes known at run time only.
+            variants += [Variant("onnx", 11, k_source, dynamic=True) for k_source in ("constant", "input")]
     return variants
 
 
@@ -135,6 +182,40 @@ def openvino_variants() -> list[Variant]:
     variants: list[Variant] = []
     for stable in (True, False):
         variants += [Variant("openvino", 11, "constant", stable), Variant("openvino", 11, "input", stable)]
+        if stable:
+            # K in every other integer type OpenVINO has, as a constant and as an input.
+            variants += [
+                Variant("openvino", 11, k_source, True, k_type)
+                for k_type in OPENVINO_K_TYPES for k_source in ("constant", "input")
+            ]
     for version in (3, 1):
         variants += [Variant("openvino", version, "constant"), Variant("openvino", version, "input")]
     return variants
+
+
+@cache
+def known_graph_names() -> tuple[str, ...]:
+    """Every value the `graph` field of a result can take (with the installed `onnx`):
+    what a case's `graphs: [...]` entries are matched against."""
+    variants = onnx_variants() + openvino_variants() + directml_variants()
+    return tuple(dict.fromkeys(variant.graph for variant in variants))
+
+
+def graph_matches(entry: str, graph: str) -> bool:
+    """A `graphs` entry selects a graph by its whole name or by a prefix ending at a dash:
+    `openvino-topk11` selects `openvino-topk11-stable` and `-unstable`, `onnx` every ONNX
+    graph, and `onnx-opset1` only `onnx-opset1` (not `onnx-opset10` or `onnx-opset11`)."""
+    return graph == entry or graph.startswith(f"{entry}-")
+
+
+def unknown_graph_entries(entries: Iterable[str]) -> list[str]:
+    """The entries of a case's `graphs` that select no graph the suite builds (a case error)."""
+    names = known_graph_names()
+    return [entry for entry in entries if not any(graph_matches(entry, name) for name in names)]
+
+
+def outside_graphs(case: Case, variant: Variant) -> str | None:
+    """Why a case limited to some graphs skips this variant, or None."""
+    if not case.graphs or any(graph_matches(entry, variant.graph) for entry in case.graphs):
+        return None
+    return f"the case is limited to graphs {', '.join(case.graphs)}"
