@@ -14,6 +14,7 @@ from typing import Any
 from backends.base import Backend
 from conformance.case import Case
 from conformance.graphs.variants import Variant
+from conformance.processes import die_with_parent
 from conformance.results import Result
 from conformance.runner import GraphCache, execute
 
@@ -23,6 +24,9 @@ START_SECONDS = 120.0  # importing a runtime in a fresh process takes a while
 
 
 def _serve(connection: Connection, backend: Backend) -> None:
+    die_with_parent()  # no orphan after a SIGKILL of the main process
+    # Ctrl-C reaches the whole process group: the main process stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     graphs = GraphCache()
     current: Case | None = None
     backend.warm_up()
