@@ -23,6 +23,9 @@ class BuildPyWithCorpus(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
+        # A build folder reused between builds (`pip wheel .` builds in place) must not keep
+        # a case file that cases/ no longer has.
+        shutil.rmtree(Path(self.build_lib) / "conformance" / "corpus", ignore_errors=True)
         for source, target in self._corpus_files():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
