@@ -1,0 +1,604 @@
+"""What the HTML report shows, computed from a results file (and the case files, where they
+can be found): plain dicts and lists for the templates, nothing rendered here."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import conformance
+from conformance._corpus import default_case_roots
+from conformance.case import Case
+from conformance.feature_levels import admitting_levels, describe_levels
+from conformance.judge import RULES
+from conformance.keys import has_nan
+from conformance.loader import load_cases
+from conformance.report_repro import command_line, graph_family, repro_snippet, variant_for
+from conformance.results import VERDICTS, Result, ResultsFile
+from conformance.summary import pass_rate
+
+SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst first
+DISCREPANT = ("crash", "fail", "error", "divergent")
+FAMILIES = ("onnx", "openvino", "directml")
+_REPO = Path(conformance.__file__).resolve().parent.parent
+
+# Contract section 1, as the three documents say it (CONTRACT.md's table).
+DOCUMENTS = ("ONNX TopK (opsets 1, 10, 11, 24)", "OpenVINO TopK-11 (also TopK-1, TopK-3)", "DirectML TOP_K / TOP_K1")
+ASPECTS: tuple[tuple[str, tuple[str, str, str]], ...] = (
+    ("direction", (
+        "largest (opset 11+), max only before", "mode: max / min",
+        "AxisDirection (TOP_K1); TOP_K is decreasing only")),
+    ("output order", (
+        "sorted=1: by value; sorted=0: undefined", "sort: value / index / none (none: undefined)",
+        "always by value, per direction")),
+    ("ties", (
+        "lower index first, for selection and order", "undefined unless stable=true; then input order",
+        "indices ascending, whatever the direction")),
+    ("K", (
+        "attribute (opset 1) or input; \"a single positive value\"; K > n is an error; K=0 is outside "
+        "the defined domain", "input; must be in [1, n], else undefined",
+        "UINT, > 0; the docs say \"less than\" the axis size")),
+    ("index type", ("int64", "index_element_type i32 (default) or i64", "UINT32, or UINT64 from feature level 5.0")),
+    ("dtypes", ("v11: all numeric; v24 adds bfloat16", "any numeric", "table per feature level (2.0, 2.1, 3.1, 5.0)")),
+    ("NaN", ("not specified", "implementation-defined", "not specified")),
+)
+
+
+# --- cases ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CaseInfo:
+    case: Case
+    file: str  # as a repro should name it: relative to the working directory where it can be
+
+    @property
+    def id(self) -> str:
+        return self.case.id
+
+    @property
+    def dtype(self) -> str:
+        return self.case.dtype_name
+
+    @property
+    def shape(self) -> list[int]:
+        return [int(d) for d in self.case.x.shape]
+
+    @property
+    def has_nan(self) -> bool:
+        return has_nan(self.case.x)
+
+    @property
+    def levels(self) -> dict[str, list[str]]:
+        return admitting_levels(self.dtype, self.case.x.ndim, self.case.index_type)
+
+    @property
+    def k_category(self) -> str | None:
+        c = self.case
+        if c.k == 0:
+            return "K=0"
+        if c.k == c.n:
+            return "K=n"
+        if c.k > c.n:
+            return "K>n"
+        return None
+
+
+_K_TAGS = {"k_zero": "K=0", "k_equals_n": "K=n", "k_too_large": "K>n"}
+
+
+def load_case_infos(results: Sequence[Result]) -> dict[str, CaseInfo]:
+    """The cases the results name, from the case files they record (`case_file`), else from
+    `cases/` or the corpus shipped with the package; a file that is missing or broken is
+    left out (the report then says "case file not found" where it would use the case)."""
+    wanted = {r.case for r in results}
+    found: dict[str, CaseInfo] = {}
+
+    def take(paths: list[Path]) -> None:
+        try:
+            loaded = load_cases(paths)
+        except Exception:  # a report is written whatever state the case files are in
+            return
+        for case in loaded.cases:
+            if case.id in wanted and case.id not in found:
+                found[case.id] = CaseInfo(case, _shown(case.file))
+
+    files = list(dict.fromkeys(getattr(r, "case_file", "") for r in results))
+    paths = [p for p in (_resolve(f) for f in files if f) if p is not None]
+    if paths:
+        take(paths)
+    if wanted - found.keys():
+        # Where a run looks when no case is named: cases/ here, else the shipped corpus.
+        roots = [root for root in default_case_roots() if root.is_dir()]
+        if roots:
+            take(roots)
+    return found
+
+
+def _resolve(name: str) -> Path | None:
+    path = Path(name)
+    for candidate in (path, Path.cwd() / path, _REPO / path):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _shown(path: Path) -> str:
+    for root in (Path.cwd(), _REPO):
+        try:
+            return str(path.resolve().relative_to(root.resolve()))
+        except ValueError:
+            continue
+    return str(path)
+
+
+# --- small helpers -------------------------------------------------------------------------
+
+def worst(verdicts: Iterable[str]) -> str:
+    present = set(verdicts)
+    return next((v for v in SEVERITY if v in present), "skip")
+
+
+def counts_text(results: Iterable[Result]) -> str:
+    counts = Counter(r.verdict for r in results)
+    return ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts[v]) or "no results"
+
+
+def _rate(counts: Counter[str]) -> str:
+    rate = pass_rate(counts)
+    return "-" if rate is None else f"{rate:.1%}"
+
+
+def message_kind(message: str) -> str:
+    """A message with its particulars (numbers, lists, addresses, quoted names) blanked,
+    so that the same failure on different inputs groups together."""
+    text = message.split("; first at sequence", 1)[0]
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+    for _ in range(3):  # nested lists, innermost first
+        text = re.sub(r"\[[^\[\]]*\]", "[…]", text)
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "'…'", text)
+    text = re.sub(r"(?<![\w=.])\d+(?:\.\d+)?(?:e[-+]?\d+)?", "#", text)
+    text = " ".join(text.split())
+    return text[:160] + ("…" if len(text) > 160 else "")
+
+
+def _short(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text) - limit} more characters)"
+
+
+# --- sequences in discrepancy details --------------------------------------------------------
+
+def sequence_view(values: Sequence[Any], marks: Iterable[int], edge: int = 20, around: int = 3,
+                  full_up_to: int = 60, most_marks: int = 12) -> list[dict[str, Any]]:
+    """A sequence for the page: every element when short, else the first and last `edge`
+    and a few around the marked positions, the gaps counted. Marked elements say so."""
+    n = len(values)
+    marked = sorted({m for m in marks if 0 <= m < n})
+    if n <= full_up_to:
+        keep = set(range(n))
+    else:
+        keep = set(range(min(edge, n))) | set(range(max(0, n - edge), n))
+        for m in marked[:most_marks]:
+            keep |= set(range(max(0, m - around), min(n, m + around + 1)))
+    marked_set = set(marked)
+    items: list[dict[str, Any]] = []
+    previous = -1
+    for position in sorted(keep):
+        if position > previous + 1:
+            items.append({"gap": position - previous - 1})
+        items.append({"pos": position, "text": _value_text(values[position]), "mark": position in marked_set})
+        previous = position
+    if previous < n - 1:
+        items.append({"gap": n - 1 - previous})
+    return items
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)
+
+
+def _differing(got: Sequence[Any], want: Sequence[Any]) -> list[int]:
+    length = max(len(got), len(want))
+    return [
+        j for j in range(length)
+        if j >= len(got) or j >= len(want) or _value_text(got[j]) != _value_text(want[j])
+    ]
+
+
+def discrepancy_detail(result: Result, info: CaseInfo | None) -> dict[str, Any] | None:
+    note = result.discrepancy
+    if not note:
+        return None
+    indices, values = list(note.get("indices", [])), list(note.get("values", []))
+    want_i, want_v = list(note.get("expected_indices", [])), list(note.get("expected_values", []))
+    diff = sorted(set(_differing(indices, want_i)) | set(_differing(values, want_v)))
+    x = list(note.get("input", []))
+    in_marks = {int(seq[j]) for seq in (indices, want_i) for j in diff if j < len(seq) and isinstance(seq[j], int)}
+    return {
+        "rule": note.get("rule", ""),
+        "sequence": note.get("sequence", []),
+        "n": len(x),
+        "k": len(want_i),
+        "input": sequence_view(x, in_marks),
+        "got_indices": sequence_view(indices, diff),
+        "got_values": sequence_view(values, diff),
+        "want_indices": sequence_view(want_i, diff),
+        "want_values": sequence_view(want_v, diff),
+        "differing": len(diff),
+        "reference_from": reference_from(result, info),
+    }
+
+
+def reference_from(result: Result, info: CaseInfo | None) -> str:
+    """Where the answer the output was compared with came from (Case.reference's rule)."""
+    variant = variant_for(result.graph, result.k_source)
+    if info is None or variant is None:
+        return "the case's expected output or the DirectML answer (case file not found)"
+    case = info.case
+    order = variant.profile(case).order
+    if case.expected is not None and order in (case.sort, "none"):
+        return "the case's expected output"
+    return "the DirectML answer (the suite's oracle)"
+
+
+# --- the whole report ----------------------------------------------------------------------
+
+def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[str, Any]:
+    """Everything the template shows, from a results file."""
+    results = list(data.results)
+    if infos is None:
+        infos = load_case_infos(results)
+    backends = list(dict.fromkeys(
+        [name for name in data.backends if any(r.backend == name for r in results)]
+        + [r.backend for r in results]
+    ))
+    order = {name: i for i, name in enumerate(backends)}
+    families: dict[str, set[str]] = {}
+    for r in results:
+        families.setdefault(r.backend, set()).add(graph_family(r.graph))
+    columns = [
+        (b, f) for b in backends
+        for f in sorted(families.get(b, set()), key=lambda f: (FAMILIES.index(f) if f in FAMILIES else 99, f))
+    ]
+    ids = {id(r): f"r{i}" for i, r in enumerate(results)}
+    cases = list(dict.fromkeys(r.case for r in results))
+    cells: dict[tuple[str, str, str], list[Result]] = {}
+    for r in results:
+        cells.setdefault((r.case, r.backend, graph_family(r.graph)), []).append(r)
+    case_tags: dict[str, list[str]] = {}
+    for r in results:
+        case_tags.setdefault(r.case, [])
+        case_tags[r.case] = list(dict.fromkeys([*case_tags[r.case], *r.tags]))
+
+    machines_of: dict[str, list[str]] = {}
+    for r in results:
+        if r.machine:
+            machines_of.setdefault(r.backend, [])
+            if r.machine not in machines_of[r.backend]:
+                machines_of[r.backend].append(r.machine)
+
+    column_views = []
+    for backend, family in columns:
+        of_column = [r for r in results if r.backend == backend and graph_family(r.graph) == family]
+        counts: Counter[str] = Counter(r.verdict for r in of_column)
+        column_views.append({
+            "backend": backend, "family": family, "counts": [counts[v] for v in VERDICTS],
+            "rate": _rate(counts), "total": len(of_column),
+        })
+    backend_heads = []
+    for backend in backends:
+        described = data.backends.get(backend, {})
+        backend_heads.append({
+            "name": backend, "span": sum(1 for b, _ in columns if b == backend),
+            "semantics": str(described.get("semantics", "")), "machines": machines_of.get(backend, []),
+        })
+
+    matrix = []
+    for case in cases:
+        info = infos.get(case)
+        row_cells: list[dict[str, Any] | None] = []
+        for backend, family in columns:
+            of_cell = sorted(cells.get((case, backend, family), []), key=lambda r: (r.graph, r.k_source))
+            if not of_cell:
+                row_cells.append(None)
+                continue
+            counts = Counter(r.verdict for r in of_cell)
+            first_bad = next((ids[id(r)] for r in of_cell if r.verdict in DISCREPANT), "")
+            row_cells.append({
+                "backend": backend,
+                "worst": worst(counts),
+                "counts": [(v, counts[v]) for v in VERDICTS if counts[v]],
+                "title": _cell_title(of_cell),
+                "verdicts": " ".join(sorted(counts)),
+                "rules": " ".join(sorted({rule for r in of_cell for rule in r.rules})),
+                "domains": " ".join(sorted({r.domain for r in of_cell})),
+                "link": first_bad,
+            })
+        matrix.append({
+            "case": case, "tags": case_tags.get(case, []),
+            "source": info.case.source if info else "",
+            "input": f"{info.dtype} {info.shape}" if info else "",
+            "levels": describe_levels(info.levels) if info else "case file not found",
+            "cells": row_cells,
+        })
+
+    chart = _chart(results, backends)
+    groups = _groups(results, infos, ids, order)
+    present_rules = {rule for r in results for rule in r.rules}
+    return {
+        "summary": {
+            "results": len(results), "cases": len(cases), "backends": len(backends),
+            "discrepancies": sum(1 for r in results if r.verdict in DISCREPANT),
+            "groups": len(groups), "counts": Counter(r.verdict for r in results),
+        },
+        "verdicts": VERDICTS,
+        "backends": backends,
+        "columns": column_views,
+        "backend_heads": backend_heads,
+        "matrix": matrix,
+        "chart": chart,
+        "documents": DOCUMENTS,
+        "aspects": _aspects(results, infos, backends),
+        "groups": groups,
+        "slowest": _slowest(results, backends),
+        "environments": _environments(data, results),
+        "backend_info": _backend_info(data, backends),
+        "case_errors": list(data.case_errors),
+        "filters": {
+            "verdict": list(VERDICTS),
+            "rule": [rule for rule in RULES if rule in present_rules] + sorted(present_rules - set(RULES)),
+            "tag": sorted({t for r in results for t in r.tags}),
+            "backend": backends,
+            "domain": ["defined", "undefined"],
+        },
+        "cases_found": sum(1 for c in cases if c in infos),
+    }
+
+
+def _chart(results: list[Result], backends: list[str]) -> dict[str, Any]:
+    width, bar, gap, label = 640, 18, 8, 150
+    rows = []
+    for i, backend in enumerate(backends):
+        counts = Counter(r.verdict for r in results if r.backend == backend)
+        total = sum(counts.values()) or 1
+        x = 0.0
+        segments = []
+        for verdict in VERDICTS:
+            if not counts[verdict]:
+                continue
+            w = width * counts[verdict] / total
+            segments.append({"verdict": verdict, "x": round(label + x, 2), "w": round(w, 2), "n": counts[verdict]})
+            x += w
+        rows.append({"backend": backend, "y": i * (bar + gap), "segments": segments, "total": sum(counts.values())})
+    return {"rows": rows, "width": label + width + 70, "height": len(backends) * (bar + gap) + 24,
+            "bar": bar, "label": label, "plot": width, "legend_y": len(backends) * (bar + gap) + 12}
+
+
+def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, str],
+            order: dict[str, int]) -> list[dict[str, Any]]:
+    grouped: dict[tuple[Any, ...], list[Result]] = {}
+    for r in results:
+        if r.verdict in DISCREPANT:
+            key = (r.backend, r.verdict, tuple(r.rules), r.domain, message_kind(r.message))
+            grouped.setdefault(key, []).append(r)
+    ordered = sorted(
+        grouped.items(),
+        key=lambda item: (item[0][3] != "defined", SEVERITY.index(item[0][1]), order.get(item[0][0], 99),
+                          -len(item[1])),
+    )
+    groups = []
+    for number, ((backend, verdict, rules, domain, kind), members) in enumerate(ordered):
+        first = next((m for m in members if m.discrepancy), members[0])
+        info = infos.get(first.case)
+        case_file = info.file if info else first.case_file
+        groups.append({
+            "id": f"g{number}", "backend": backend, "verdict": verdict, "rules": list(rules), "domain": domain,
+            "kind": kind, "count": len(members), "cases": len({m.case for m in members}),
+            "first": {
+                "result": first, "id": ids[id(first)],
+                "source": info.case.source if info else "",
+                "case_file": case_file,
+                "input": (f"{info.dtype} {info.shape}, axis {info.case.axis}, k {info.case.k}, "
+                          f"largest {str(info.case.largest).lower()}, sort {info.case.sort}, "
+                          f"stable {info.case.stable if info.case.stable is not None else 'unset'}, "
+                          f"index_type {info.case.index_type or 'default'}") if info else "",
+                "levels": describe_levels(info.levels) if info else "",
+                "detail": discrepancy_detail(first, info),
+                "repro": repro_snippet(first.case, case_file, first.backend, first.graph, first.k_source,
+                                       first.verdict, first.rules),
+            },
+            "members": [
+                {
+                    "result": m, "id": ids[id(m)], "is_first": m is first,
+                    "message": _member_message(m.message),
+                    "command": command_line(m.case, infos[m.case].file if m.case in infos else m.case_file,
+                                            m.backend),
+                }
+                for m in members
+            ],
+        })
+    return groups
+
+
+def _cell_title(results: list[Result]) -> str:
+    """Each variant that did not pass, and how many passed (a cell's tooltip)."""
+    lines = [
+        f"{r.graph} K {r.k_source}: {r.verdict}" + (f" [{', '.join(r.rules)}]" if r.rules else "")
+        + (" (undefined)" if r.domain == "undefined" else "")
+        for r in results if r.verdict != "pass"
+    ]
+    passed = sum(1 for r in results if r.verdict == "pass")
+    if passed:
+        lines.append(f"{passed} other variant{'s' if passed != 1 else ''} passed" if lines else f"all {passed} passed")
+    return "\n".join(lines)
+
+
+def _member_message(message: str) -> str:
+    """A group member's message without what the group heading already says."""
+    head, sep, tail = message.partition("; first at sequence")
+    return _short("first at sequence" + tail if sep else head, 240)
+
+
+def _aspects(results: list[Result], infos: dict[str, CaseInfo], backends: list[str]) -> list[dict[str, Any]]:
+    by_backend = {b: [r for r in results if r.backend == b] for b in backends}
+    rows = []
+    for name, documents in ASPECTS:
+        observed = [_observed(name, by_backend[b], infos) for b in backends]
+        rows.append({"name": name, "documents": documents, "observed": observed})
+    return rows
+
+
+def _rules_text(results: list[Result]) -> str:
+    counts = Counter(rule for r in results for rule in r.rules)
+    return ", ".join(f"{rule} {counts[rule]}" for rule in RULES if counts[rule])
+
+
+def _case_count(results: list[Result]) -> str:
+    n = len({r.case for r in results})
+    return f"{n} case{'s' if n != 1 else ''}"
+
+
+def _observed(aspect: str, results: list[Result], infos: dict[str, CaseInfo]) -> list[str]:
+    """How one backend behaved on one aspect of contract section 1, in a few plain lines."""
+    def case_of(r: Result) -> Case | None:
+        info = infos.get(r.case)
+        return info.case if info else None
+
+    judged = [r for r in results if r.verdict != "skip"]
+    lines: list[str] = []
+    if aspect == "direction":
+        smallest = [r for r in results if ((c := case_of(r)) is not None and not c.largest)
+                    or (c is None and "smallest" in r.tags)]
+        lines.append(f"smallest-K ({_case_count(smallest)}): {counts_text(smallest)}")
+        broken = [r for r in smallest if r.verdict == "fail"]
+        if broken:
+            lines.append(f"rules broken there: {_rules_text(broken)}")
+    elif aspect == "output order":
+        order = [r for r in judged if "order" in r.rules]
+        on_defined = sum(1 for r in order if r.domain == "defined")
+        lines.append(f"order broken: {len(order)} results ({on_defined} on defined inputs)")
+        for sort in ("index", "none"):
+            chosen = [r for r in results if (c := case_of(r)) is not None and c.sort == sort]
+            if chosen:
+                lines.append(f"sort={sort} cases: {counts_text(chosen)}")
+    elif aspect == "ties":
+        defined = [r for r in judged if r.domain == "defined"]
+        tie_order = [r for r in defined if "tie-order" in r.rules]
+        selection = [r for r in defined if "selection" in r.rules]
+        divergent = [r for r in defined if r.verdict == "divergent"]
+        if not tie_order and not selection:
+            lines.append(f"no tie-order or selection broken on defined inputs ({len(defined)} judged)")
+        for label, chosen in (("tie-order broken", tie_order), ("selection broken", selection)):
+            if chosen:
+                graphs = ", ".join(sorted({r.graph for r in chosen}))
+                k_sources = ", ".join(sorted({r.k_source.split("-", 1)[0] for r in chosen}))
+                lines.append(f"{label} on defined inputs: {len(chosen)} results, {_case_count(chosen)} "
+                             f"(graphs {graphs}; K {k_sources})")
+        if divergent:
+            lines.append(f"valid but not the DirectML answer (divergent): {len(divergent)} results, "
+                         f"{_case_count(divergent)}")
+    elif aspect == "K":
+        by_category: dict[str, list[Result]] = {}
+        for r in results:
+            info = infos.get(r.case)
+            category = info.k_category if info else next((_K_TAGS[t] for t in r.tags if t in _K_TAGS), None)
+            if category:
+                by_category.setdefault(category, []).append(r)
+        for category in ("K=0", "K=n", "K>n"):
+            chosen = by_category.get(category, [])
+            if chosen:
+                undefined = sum(1 for r in chosen if r.domain == "undefined")
+                lines.append(f"{category} ({_case_count(chosen)}): {counts_text(chosen)}"
+                             + (f"; {undefined} outside the defined domain" if undefined else ""))
+        if not lines:
+            lines.append("no K=0, K=n or K>n case ran")
+    elif aspect == "index type":
+        dtype_broken = [r for r in judged if "dtype" in r.rules]
+        lines.append(f"dtype rule broken (value or index type): {len(dtype_broken)} results")
+        for index_type in ("int32", "int64"):
+            chosen = [r for r in results if (c := case_of(r)) is not None and c.index_type == index_type]
+            if chosen:
+                lines.append(f"index_type {index_type} cases: {counts_text(chosen)}")
+    elif aspect == "dtypes":
+        per_dtype: dict[str, list[Result]] = {}
+        for r in results:
+            info = infos.get(r.case)
+            per_dtype.setdefault(info.dtype if info else "unknown", []).append(r)
+        errors, never = [], []
+        for dtype, chosen in sorted(per_dtype.items()):
+            ran = [r for r in chosen if r.verdict != "skip"]
+            failed = [r for r in ran if r.verdict in ("error", "crash")]
+            if failed:
+                errors.append(f"{dtype} {len(failed)}/{len(ran)}")
+            if not ran:
+                never.append(dtype)
+        ran_types = sorted(d for d, chosen in per_dtype.items() if any(r.verdict != "skip" for r in chosen))
+        lines.append(f"ran on: {', '.join(ran_types) or 'nothing'}")
+        if errors:
+            lines.append(f"error/crash (of those run): {', '.join(errors)}")
+        if never:
+            lines.append(f"only skips: {', '.join(never)}")
+    elif aspect == "NaN":
+        nan = [r for r in results if ((info := infos.get(r.case)) is not None and info.has_nan)
+               or (r.case not in infos and "nan" in r.tags)]
+        lines.append(f"NaN inputs ({_case_count(nan)}): {counts_text(nan)}")
+        nan_order = [r for r in nan if "nan-order" in r.rules]
+        if nan_order:
+            lines.append(f"nan-order broken (no single NaN placement explains it): {len(nan_order)} results")
+        other = [r for r in nan if r.verdict == "fail" and "nan-order" not in r.rules]
+        if other:
+            lines.append(f"other rules broken with NaN placed: {_rules_text(other)}")
+    return lines
+
+
+def _slowest(results: list[Result], backends: list[str], top: int = 10) -> list[dict[str, Any]]:
+    return [
+        {"backend": b, "results": sorted((r for r in results if r.backend == b), key=lambda r: -r.seconds)[:top]}
+        for b in backends
+    ]
+
+
+def _environments(data: ResultsFile, results: list[Result]) -> list[dict[str, Any]]:
+    environment = data.environment
+    merged = environment.get("merged") if isinstance(environment, dict) else None
+    listed = [e for e in merged if isinstance(e, dict)] if isinstance(merged, list) else [environment]
+    backends_by_machine: dict[str, list[str]] = {}
+    for r in results:
+        backends_by_machine.setdefault(r.machine, [])
+        if r.backend not in backends_by_machine[r.machine]:
+            backends_by_machine[r.machine].append(r.backend)
+    views = []
+    for env in listed:
+        machine = str(env.get("machine", ""))
+        backends = backends_by_machine.get(machine, [])
+        if len(listed) == 1:  # a single run: every result came from here
+            backends = list(dict.fromkeys(r.backend for r in results))
+        packages = env.get("packages", {})
+        views.append({
+            "machine": machine or "unknown", "platform": str(env.get("platform", "")),
+            "python": str(env.get("python", "")),
+            "packages": sorted((str(k), str(v)) for k, v in packages.items()) if isinstance(packages, dict) else [],
+            "other": sorted((str(k), str(v)) for k, v in env.items()
+                            if k not in ("machine", "platform", "python", "packages")),
+            "backends": backends,
+        })
+    return views
+
+
+def _backend_info(data: ResultsFile, backends: list[str]) -> list[dict[str, Any]]:
+    names = list(dict.fromkeys([*backends, *data.backends]))
+    views = []
+    for name in names:
+        info = data.backends.get(name, {})
+        views.append({
+            "name": name, "ran": name in backends,
+            "available": bool(info.get("available")) if info else None,
+            "reason": str(info.get("reason", "")), "device": str(info.get("device", "")),
+            "semantics": str(info.get("semantics", "")),
+            "other": [(str(k), str(v)) for k, v in info.items()
+                      if k not in ("available", "reason", "device", "semantics")],
+        })
+    return views

@@ -1,0 +1,97 @@
+"""From a result back to what produced it: the graph variant named by its `graph` and
+`k_source`, and a Python snippet that rebuilds that graph and runs it on the backend."""
+
+from __future__ import annotations
+
+import inspect
+from functools import cache
+
+from conformance.graphs import variants as _variants
+from conformance.graphs.variants import Variant
+
+
+@cache
+def all_variants() -> tuple[Variant, ...]:
+    """Every variant the suite builds: the union of the variant lists in
+    conformance.graphs.variants (each function `*_variants()` taking no argument), so a
+    list added there is found without naming it here."""
+    found: dict[str, Variant] = {}
+    for name, function in sorted(vars(_variants).items()):
+        if not name.endswith("_variants") or not inspect.isfunction(function):
+            continue
+        parameters = inspect.signature(function).parameters.values()
+        if any(p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+               for p in parameters):
+            continue
+        for variant in function():
+            if isinstance(variant, Variant):
+                found.setdefault(variant.label, variant)
+    return tuple(found.values())
+
+
+def result_k_source(variant: Variant) -> str:
+    """The `k_source` field the variant's results carry (with the suffix that tells K's type
+    or symbolic input dimensions apart, where variants have one)."""
+    return str(getattr(variant, "k_label", variant.k_source))
+
+
+def variant_for(graph: str, k_source: str) -> Variant | None:
+    """The variant whose results carry this `graph` and `k_source`, or None."""
+    return next((v for v in all_variants() if (v.graph, result_k_source(v)) == (graph, k_source)), None)
+
+
+@cache
+def graph_family(graph: str) -> str:
+    """onnx / openvino / directml: the dialect a `graph` field belongs to."""
+    for variant in all_variants():
+        if variant.graph == graph:
+            return variant.kind
+    return graph.split("-", 1)[0] or "?"
+
+
+def command_line(case_id: str, case_file: str, backend: str) -> str:
+    """The CLI line that runs the case again (every graph variant of the backend), into
+    reports/repro/ so that it leaves reports/latest/ alone."""
+    where = f"--cases {_shell(case_file)} " if case_file else ""
+    return f"topk-conformance run {where}--case {_shell(case_id)} --backend {_shell(backend)} --out reports/repro"
+
+
+def repro_snippet(
+    case_id: str, case_file: str, backend: str, graph: str, k_source: str, verdict: str = "",
+    rules: tuple[str, ...] | list[str] = (),
+) -> str:
+    """Python that loads the case by id from its file, rebuilds the graph variant and runs it
+    on the backend in this process, printing the verdict the judge gives. Run it from the
+    repository root (case file paths are as the run recorded them)."""
+    said = verdict + (f" [{', '.join(rules)}]" if rules else "")
+    file_line = (
+        f"CASE_FILE = Path({case_file!r})" if case_file
+        else "CASE_FILE = Path('cases')  # the case file was not recorded: set the file that defines the case"
+    )
+    return "\n".join([
+        f"# {case_id} on {backend} through {graph} (K {k_source}); the report says: {said or '?'}",
+        "# Run with the suite's python, from where the run was made (CASE_FILE is relative to it).",
+        "from pathlib import Path",
+        "",
+        "from backends.registry import by_name",
+        "from conformance.loader import load_cases",
+        "from conformance.report_repro import variant_for",
+        "from conformance.runner import GraphCache, execute",
+        "",
+        file_line,
+        f"case = next(c for c in load_cases([CASE_FILE]).cases if c.id == {case_id!r})",
+        f"variant = variant_for({graph!r}, {k_source!r})",
+        f"(backend,) = by_name([{backend!r}])",
+        "try:",
+        "    result = execute(case, backend, variant, GraphCache())",
+        "finally:",
+        "    backend.close()",
+        "print(result.verdict, result.rules, result.domain)",
+        "print(result.message)",
+    ])
+
+
+def _shell(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
