@@ -48,9 +48,18 @@ class Case:
         """The answer an output in `order` is compared with: the case's own `expected`
         (written in the case's `sort` order) where the source prints one, else the DirectML
         answer from the oracle, put in that order."""
-        if self.expected is not None and order in (self.sort, "none"):
+        if self.uses_expected(order):
+            assert self.expected is not None
             return self.expected
         return in_order(self.directml_answer, self.axis, order)
+
+    def uses_expected(self, order: Order) -> bool:
+        """Whether `reference(order)` is the case's own `expected` (else the DirectML answer)."""
+        return self.expected is not None and order in (self.sort, "none")
+
+    def reference_source(self, order: Order) -> str:
+        """What `reference(order)` is, for messages."""
+        return "the case's expected output" if self.uses_expected(order) else "the DirectML answer"
 
     @cached_property
     def directml_answer(self) -> Answer:

@@ -7,6 +7,7 @@ methods are not used, since their streams may change between numpy versions."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import ml_dtypes
@@ -17,7 +18,8 @@ from conformance.dtypes import is_float, name_of
 
 
 class GeneratorError(ValueError):
-    """Bad generator parameters; `field` names the parameter."""
+    """Bad generator parameters; `field` names the parameter ("" for the generator as a
+    whole, where no one parameter is to blame)."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -111,6 +113,56 @@ def arange(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.nda
     return np.array([start + step * i for i in range(size)], dtype=dtype)
 
 
+def iota(dtype: np.dtype[Any], shape: tuple[int, ...], axis: int, params: Params) -> np.ndarray[Any, Any]:
+    """start + j*step at position j along `axis`, the same ramp in every sequence. start and
+    step are first rounded to the element type (as values in `data` are); every element must
+    then be exactly start + j*step in that type, so the ramp never silently collapses into
+    ties or wraps: one that does not fit is an error."""
+    start = _param(params, "start", 0, (int, float))
+    step = _param(params, "step", 1, (int, float))
+    n = shape[axis]
+    if is_float(dtype):
+        exact = [_in_dtype(value, dtype, name) for name, value in (("start", start), ("step", step))]
+        wanted = [exact[0] + j * exact[1] for j in range(n)]
+        ramp = _cast(np.array([float(v) for v in wanted], dtype=np.float64), dtype)
+        held = ramp.astype(np.float64).tolist()
+        for j, (want, got) in enumerate(zip(wanted, held, strict=True)):
+            if not np.isfinite(got) or Fraction(got) != want:
+                raise GeneratorError(
+                    "", f"iota: start + j*step = {float(want)!r} at j={j} is not exactly "
+                    f"representable in {name_of(dtype)} ({got!r} there); the ramp must hold exactly"
+                )
+    else:
+        if not isinstance(start, int) or not isinstance(step, int):
+            bad = "start" if not isinstance(start, int) else "step"
+            raise GeneratorError(
+                bad, f"{params.get(bad)!r}: iota's start and step must be integers for {name_of(dtype)}"
+            )
+        info = np.iinfo(dtype)
+        last = start + step * max(n - 1, 0)
+        if n and not (info.min <= start <= info.max and info.min <= last <= info.max):
+            raise GeneratorError(
+                "", f"iota: start + j*step runs {start}..{last} along the axis (length {n}), "
+                f"outside {name_of(dtype)}'s range {info.min}..{info.max}"
+            )
+        ramp = np.array([start + j * step for j in range(n)], dtype=dtype)
+    along = [1] * len(shape)
+    along[axis] = n
+    return np.broadcast_to(ramp.reshape(along), shape).copy()
+
+
+def _in_dtype(value: int | float, dtype: np.dtype[Any], name: str) -> Fraction:
+    """`value` rounded to nearest in the float type `dtype`, exactly."""
+    try:
+        as_float = float(value)
+    except OverflowError:
+        raise GeneratorError(name, f"{value!r} is not representable in {name_of(dtype)}") from None
+    rounded = _cast(np.array(as_float, dtype=np.float64), dtype).astype(np.float64)
+    if not np.isfinite(rounded):
+        raise GeneratorError(name, f"{value!r} is not representable in {name_of(dtype)}")
+    return Fraction(float(rounded))
+
+
 def special(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
     """Uniform values in [-1, 1) with NaN, +inf, -inf, +0.0 and -0.0 mixed in at `rate`."""
     if not is_float(dtype):
@@ -161,6 +213,11 @@ GENERATORS: dict[str, Callable[[np.dtype[Any], int, int, Params], np.ndarray[Any
     "extremes": extremes,
 }
 
+# Generators whose values depend on the position along the case's axis, not on a seed.
+AXIS_GENERATORS: dict[str, Callable[[np.dtype[Any], tuple[int, ...], int, Params], np.ndarray[Any, Any]]] = {
+    "iota": iota,
+}
+
 _COMMON = {"name", "seed"}
 _PARAMS = {
     "uniform": {"low", "high"},
@@ -169,13 +226,17 @@ _PARAMS = {
     "arange": {"start", "step"},
     "special": {"rate"},
     "extremes": set(),
+    "iota": {"start", "step"},
 }
 
 
-def generate(spec: Params, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
+def generate(spec: Params, dtype: np.dtype[Any], shape: tuple[int, ...], axis: int = -1) -> np.ndarray[Any, Any]:
+    """The input `spec` describes; `axis` is the case's (iota runs along it)."""
     name = spec["name"]
     unknown = set(spec) - _COMMON - _PARAMS[name]
     if unknown:
         raise GeneratorError(sorted(unknown)[0], f"'{name}' takes no parameter {sorted(unknown)[0]!r}")
+    if name in AXIS_GENERATORS:
+        return AXIS_GENERATORS[name](dtype, shape, axis % len(shape), spec)
     size = int(np.prod(shape, dtype=np.int64))
     return GENERATORS[name](dtype, size, int(spec.get("seed", 0)), spec).reshape(shape)

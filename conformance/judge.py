@@ -106,18 +106,19 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
             "fail", tuple(broken), domain,
             f"{', '.join(broken)} broken under {profile.label}; first at sequence "
             f"{note['sequence']}: got indices {note['indices']}, "
-            f"the DirectML answer is {note['expected_indices']}",
+            f"{case.reference_source(profile.order)} is {note['expected_indices']}",
             note,
         )
     differs = _differs_from_reference(profile, v_rows, i_rows, ref_v, ref_i)
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
         note = _discrepancy(case, row, "directml-answer", x_rows, v_rows, i_rows, ref_v, ref_i)
+        source = case.reference_source(profile.order)
         return Judgement(
             "divergent", (), domain,
-            f"valid under {profile.label} but not the DirectML answer; first at sequence "
+            f"valid under {profile.label} but not {source}; first at sequence "
             f"{note['sequence']}: got indices {note['indices']}, "
-            f"DirectML gives {note['expected_indices']}",
+            f"{source} is {note['expected_indices']}",
             note,
         )
     return Judgement("pass", (), domain)

@@ -22,6 +22,9 @@ Order = Literal["value", "index", "none"]
 class Answer:
     values: np.ndarray[Any, Any]
     indices: np.ndarray[Any, Any]
+    # False where a case's expected output gave indices only: the values are then the
+    # input's at those indices (the source checks only the indices).
+    values_given: bool = True
 
 
 def directml_answer(x: np.ndarray[Any, Any], axis: int, k: int, largest: bool) -> Answer:

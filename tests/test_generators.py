@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conformance.dtypes import DTYPES, is_float
-from conformance.generators import GENERATORS, GeneratorError, generate
+from conformance.generators import AXIS_GENERATORS, GENERATORS, GeneratorError, generate
 
 FLOAT_DTYPES = [name for name, dtype in DTYPES.items() if is_float(dtype)]
 SOME_DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8",
@@ -22,7 +22,8 @@ def dtypes_for(generator: str) -> list[str]:
     return [d for d in SOME_DTYPES if generator != "special" or d in FLOAT_DTYPES]
 
 
-COMBOS = [(g, d) for g in GENERATORS for d in dtypes_for(g)]
+ALL_GENERATORS = [*GENERATORS, *AXIS_GENERATORS]
+COMBOS = [(g, d) for g in ALL_GENERATORS for d in dtypes_for(g)]
 
 
 def raw_bytes(a: np.ndarray[Any, Any]) -> bytes:
@@ -36,8 +37,20 @@ def digest(a: np.ndarray[Any, Any]) -> str:
 
 
 def test_every_generator_is_covered() -> None:
-    assert set(GENERATORS) == {"uniform", "few_distinct", "constant", "arange", "special",
-                               "extremes"}
+    assert set(ALL_GENERATORS) == {"uniform", "few_distinct", "constant", "arange", "special",
+                                   "extremes", "iota"}
+
+
+def test_every_generator_is_in_the_schema_and_the_readme() -> None:
+    from pathlib import Path
+
+    from conformance.loader import case_schema
+
+    names = case_schema()["$defs"]["generator"]["properties"]["name"]["enum"]
+    assert sorted(names) == sorted(ALL_GENERATORS)
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    for name in ALL_GENERATORS:
+        assert f"`{name}`" in readme, name
 
 
 @pytest.mark.parametrize("shape", [(7,), (2, 3, 4), (1, 1, 5, 1), (0, 3)],
@@ -194,6 +207,75 @@ def test_arange_and_constant() -> None:
     assert f.astype(np.float64).tolist() == [0.5, 0.75, 1.0, 1.25]
     c = generate({"name": "constant", "value": -3}, DTYPES["int16"], (3,))
     assert c.tolist() == [-3, -3, -3]
+
+
+# --- iota: a ramp along the case's axis ------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -2, -3])
+def test_iota_runs_along_the_axis_in_every_sequence(axis: int) -> None:
+    shape = (2, 3, 4)
+    a = generate({"name": "iota", "start": 5, "step": -2}, DTYPES["int16"], shape, axis)
+    j = np.arange(shape[axis])
+    along = [1, 1, 1]
+    along[axis] = shape[axis]
+    assert (a == np.broadcast_to((5 - 2 * j).reshape(along), shape)).all()
+    # Every sequence along the axis is the same ramp.
+    rows = np.moveaxis(a, axis, -1).reshape(-1, shape[axis])
+    assert (rows == rows[0]).all() and rows[0].tolist() == (5 - 2 * j).tolist()
+
+
+def test_iota_defaults_and_seed_do_not_matter() -> None:
+    a = generate({"name": "iota"}, DTYPES["uint8"], (2, 5), 1)
+    b = generate({"name": "iota", "seed": 9, "start": 0, "step": 1}, DTYPES["uint8"], (2, 5), -1)
+    assert a.tolist() == b.tolist() == [[0, 1, 2, 3, 4]] * 2
+
+
+@pytest.mark.parametrize(
+    "dtype, start, step, n, want",
+    [
+        ("int64", 2**53 + 1, 2**53, 3, [2**53 + 1, 2**54 + 1, 3 * 2**53 + 1]),  # not via float
+        ("int64", 2**63 - 3, 1, 3, [2**63 - 3, 2**63 - 2, 2**63 - 1]),
+        ("uint64", 2**64 - 1, -(2**62), 4, [2**64 - 1 - i * 2**62 for i in range(4)]),
+        ("int8", -128, 85, 4, [-128, -43, 42, 127]),
+        ("float16", 2040, 1, 9, [2040.0 + i for i in range(9)]),
+        ("float16", 0, 2**-24, 3, [0.0, 2**-24, 2**-23]),  # subnormals
+        ("bfloat16", -1, 0.25, 9, [-1 + 0.25 * i for i in range(9)]),
+        ("float32", 0.5, 0.125, 5, [0.5, 0.625, 0.75, 0.875, 1.0]),
+        ("float32", 2**24 - 2, 1, 3, [2.0**24 - 2, 2.0**24 - 1, 2.0**24]),
+        ("float64", 2**53 - 2, 1, 3, [2.0**53 - 2, 2.0**53 - 1, 2.0**53]),
+        ("float32", 1, 0, 3, [1.0, 1.0, 1.0]),
+    ],
+)
+def test_iota_values_are_exact(dtype: str, start: Any, step: Any, n: int, want: list[Any]) -> None:
+    a = generate({"name": "iota", "start": start, "step": step}, DTYPES[dtype], (2, n), 1)
+    assert a.dtype == DTYPES[dtype]
+    got = a.astype(np.float64).tolist() if is_float(DTYPES[dtype]) else a.tolist()
+    assert got == [want, want]
+
+
+@pytest.mark.parametrize(
+    "spec, dtype, n, field",
+    [
+        ({"start": 120, "step": 5}, "int8", 3, ""),  # 130 leaves int8
+        ({"start": 0, "step": -1}, "uint8", 2, ""),
+        ({"start": 2**63 - 1, "step": 1}, "int64", 2, ""),
+        ({"start": 0, "step": 1}, "float16", 2050, ""),  # 2049 is not a float16
+        ({"start": 2**24, "step": 1}, "float32", 2, ""),
+        ({"start": 0.1, "step": 0.1}, "float32", 4, ""),  # 0.3 is not 3 * float32(0.1)
+        ({"start": 60000, "step": 10000}, "float16", 2, ""),  # 70000 overflows to inf
+        ({"step": 0.5}, "int32", 3, "step"),
+        ({"start": 1.5}, "int32", 3, "start"),
+        ({"start": 1e6}, "float16", 3, "start"),
+        ({"step": "big"}, "float32", 3, "step"),
+        ({"rate": 0.5}, "float32", 3, "rate"),
+    ],
+)
+def test_iota_that_does_not_fit_is_an_error(spec: dict[str, Any], dtype: str, n: int, field: str) -> None:
+    with pytest.raises(GeneratorError) as info:
+        generate({"name": "iota", **spec}, DTYPES[dtype], (3, n), -1)
+    assert info.value.field == field
+    assert str(info.value)
 
 
 # --- bad parameters ------------------------------------------------------------------------

@@ -111,6 +111,15 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "generator-special-for-ints": (
         one_case("{dtype: int32, shape: [2, 3], generator: {name: special}}"),
         "input.generator.name"),
+    "generator-iota-leaves-int8": (
+        one_case("{dtype: int8, shape: [2, 3], generator: {name: iota, start: 126}}"),
+        "input.generator"),
+    "generator-iota-not-exact-in-float16": (
+        one_case("{dtype: float16, shape: [2, 3], generator: {name: iota, start: 2048}}"),
+        "input.generator"),
+    "generator-iota-fractional-step-for-ints": (
+        one_case("{dtype: int32, shape: [2, 3], generator: {name: iota, step: 0.5}}"),
+        "input.generator.step"),
     "generator-negative-seed": (
         one_case("{dtype: float32, shape: [2, 3], generator: {name: uniform, seed: -1}}"),
         "input.generator.seed"),
@@ -330,6 +339,24 @@ cases:
                     (3, 5))
     assert bits_of(x) == bits_of(want)
     assert loaded.cases[0].input_spec["generator"]["seed"] == 7
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1, -3])
+def test_iota_runs_along_the_cases_axis(tmp_path: Path, axis: int) -> None:
+    text = f"""\
+cases:
+  - id: ramp
+    source: test
+    input: {{dtype: int32, shape: [2, 3, 4], generator: {{name: iota, start: 10, step: -1}}}}
+    axis: {axis}
+    k: 1
+"""
+    loaded = load(tmp_path, {"a.yaml": text})
+    assert [str(e) for e in loaded.errors] == []
+    x = loaded.cases[0].x
+    n = x.shape[axis]
+    for j in range(n):
+        assert (np.take(x, j, axis=axis) == 10 - j).all()
 
 
 def test_exponent_without_a_dot_is_a_number(tmp_path: Path) -> None:
