@@ -102,6 +102,7 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
         first_rule = next(rule for rule in broken if rule in bad)
         row = int(np.flatnonzero(bad[first_rule])[0])
         note = _discrepancy(case, row, first_rule, x_rows, v_rows, i_rows, ref_v, ref_i)
+        note["reference"] = case.reference_source(profile.order)
         return Judgement(
             "fail", tuple(broken), domain,
             f"{', '.join(broken)} broken under {profile.label}; first at sequence "
@@ -113,7 +114,7 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
         note = _discrepancy(case, row, "directml-answer", x_rows, v_rows, i_rows, ref_v, ref_i)
-        source = case.reference_source(profile.order)
+        source = note["reference"] = case.reference_source(profile.order)
         return Judgement(
             "divergent", (), domain,
             f"valid under {profile.label} but not {source}; first at sequence "

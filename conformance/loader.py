@@ -30,6 +30,7 @@ from conformance import profiles
 from conformance.case import Case
 from conformance.dtypes import DTYPES, HexInt, ValueError_, array_from_flat, convert_scalar, fast_array
 from conformance.generators import GeneratorError, generate
+from conformance.graphs.variants import known_graph_names, unknown_graph_entries
 from conformance.judge import Judgement, Outputs, judge
 from conformance.keys import has_nan
 from conformance.oracle import Answer
@@ -329,6 +330,10 @@ def _shown(path: Path) -> str:
 
 def _build_case(raw: Any, path: Path) -> Case:
     _check_schema(raw)
+    for position, entry in enumerate(raw.get("graphs", ())):
+        if unknown_graph_entries([entry]):
+            raise _Bad(f"graphs[{position}]", f"{entry!r} names no graph the suite builds (names: "
+                       f"{', '.join(sorted(known_graph_names()))}; a prefix ending at a dash selects several)")
     spec = raw["input"]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])

@@ -26,6 +26,7 @@ def repro_note(case: Case, result: Result) -> str:
             f"First discrepancy at sequence {note['sequence']}:",
             f"  input:    {note['input']}",
             f"  got:      values {note['values']} indices {note['indices']}",
-            f"  DirectML: values {note['expected_values']} indices {note['expected_indices']}",
+            f"  {note.get('reference', 'the DirectML answer')}: values {note['expected_values']} "
+            f"indices {note['expected_indices']}",
         ]
     return "\n".join(lines)

@@ -19,6 +19,7 @@ def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
     for variant in variants_for(backend):
         yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
                      message=f"{backend.name} is not available: {reason}", tags=list(case.tags),
+                     case_file=str(case.file),
                      x_shape=variant.x_shape)
 
 

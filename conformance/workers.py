@@ -119,4 +119,5 @@ def _crash(case: Case, backend: Backend, variant: Variant, message: str) -> Resu
     return Result(
         case.id, backend.name, variant.graph, variant.k_label, "crash",
         message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
+        case_file=str(case.file),
     )

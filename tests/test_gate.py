@@ -205,3 +205,9 @@ def test_the_repro_command_quotes_what_it_pastes() -> None:
     note = repro_note(case, Result("c", "ort-cpu", "onnx-opset11", "input", "fail", ["order"]))
     command = next(line.strip() for line in note.splitlines() if line.strip().startswith("topk-conformance"))
     assert shlex.split(command)[3] == "cases/a; touch pwned/x.yaml"
+
+
+def test_every_result_names_its_case_file(recorded: tuple[Path, Path]) -> None:
+    """The report's repro and a merged report from another machine find the case by it."""
+    results = json.loads(recorded[0].read_text())["results"]
+    assert {Path(r["case_file"]).parent.name for r in results} == {"documented"}

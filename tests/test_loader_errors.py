@@ -145,6 +145,7 @@ MALFORMED: dict[str, tuple[str, str]] = {
                       "      - {values: [[3, 2], [6, 5]], indices: [[2, 1], [2, 1]]}\n"
                       "      - {values: [[3, 2], [6, x]], indices: [[2, 1], [2, 1]]}"),
         "expected_any[1].values[1][1]"),
+    "graphs-unknown": (one_case(rest="axis: 1\n    k: 2\n    graphs: [onnx-opset11, openvino-topk12]"), "graphs[1]"),
 }
 
 
