@@ -13,6 +13,7 @@ import signal
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -28,8 +29,9 @@ from conformance.progress import RunProgress, summary_table
 from conformance.report import write_report
 from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.runner import variants_for
-from conformance.suite import run_cases
+from conformance.suite import Executors, run_cases
 from conformance.text import printable
+from conformance.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")
 
@@ -49,22 +51,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "setup":
         return _setup(console)
     if args.list_backends:
-        console.print(_backend_table(all_backends()))
+        everything = all_backends()
+        executors = Executors(timeout=args.timeout)
+        try:
+            probes = executors.probe(everything)  # in workers: a hang or crash there is a reason
+        finally:
+            executors.close()
+        console.print(_backend_table(everything, probes))
         return 0
     try:
-        backends = by_name(args.backend) if args.backend else _available()
+        candidates = by_name(args.backend) if args.backend else all_backends()
     except KeyError as exc:
         parser.error(str(exc.args[0]))
-    if args.backend and not args.allow_unavailable:
-        # A CI job that lost its runtime must not stay green on a run of skips.
-        missing = [(b.name, b.availability().reason) for b in backends if not b.availability().available]
-        for name, reason in missing:
-            print(f"topk-conformance: backend {name} is not available: {printable(reason)}", file=sys.stderr)
-        if missing:
-            print("topk-conformance: --allow-unavailable runs the others and records these as skips",
-                  file=sys.stderr)
-            return 2
-    return _run(args, backends, console)
+    return _run(args, candidates, console)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,32 +115,51 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _available() -> list[Backend]:
-    return [b for b in all_backends() if b.availability().available]
-
-
-def _backend_info(backends: Sequence[Backend]) -> dict[str, dict[str, str | bool]]:
-    info: dict[str, dict[str, str | bool]] = {}
+def _backend_info(backends: Sequence[Backend], probes: dict[str, Probe]) -> dict[str, dict[str, Any]]:
+    info: dict[str, dict[str, Any]] = {}
     for backend in backends:
-        status = backend.availability()
-        entry: dict[str, str | bool] = {"available": status.available, "reason": status.reason}
-        if status.available:
-            entry.update(backend.describe())
-        info[backend.name] = entry
+        probe = probes[backend.name]
+        info[backend.name] = {
+            "available": probe.availability.available, "reason": probe.availability.reason, **probe.info,
+        }
     return info
 
 
-def _backend_table(backends: Sequence[Backend]) -> Table:
+def _backend_table(backends: Sequence[Backend], probes: dict[str, Probe]) -> Table:
     table = Table(title="Backends")
     for column in ("backend", "available", "why not"):
         table.add_column(column)
     for backend in backends:
-        status = backend.availability()
+        status = probes[backend.name].availability
         table.add_row(backend.name, "yes" if status.available else "no", printable(status.reason))
     return table
 
 
-def _run(args: argparse.Namespace, backends: list[Backend], console: Console) -> int:
+def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[str, Probe]) -> list[Backend] | None:
+    """The backends to run: those named (None when one cannot run, unless
+    --allow-unavailable), or every available one."""
+    if not args.backend:
+        return [b for b in candidates if probes[b.name].availability.available]
+    missing = [b.name for b in candidates if not probes[b.name].availability.available]
+    if missing and not args.allow_unavailable:
+        # A CI job that lost its runtime must not stay green on a run of skips.
+        for name in missing:
+            reason = printable(probes[name].availability.reason)
+            print(f"topk-conformance: backend {name} is not available: {reason}", file=sys.stderr)
+        print("topk-conformance: --allow-unavailable runs the others and records these as skips", file=sys.stderr)
+        return None
+    return candidates
+
+
+def _run(args: argparse.Namespace, candidates: list[Backend], console: Console) -> int:
+    executors = Executors(not args.in_process, args.timeout)
+    try:
+        return _run_with(args, candidates, executors, console)
+    finally:
+        executors.close()
+
+
+def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Executors, console: Console) -> int:
     baseline = None
     if args.baseline:
         try:
@@ -163,9 +181,13 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
     if not cases:
         print("topk-conformance: no case to run (a run of nothing is never green)", file=sys.stderr)
         return 2
+    probes = executors.probe(candidates)  # each in its worker, under --timeout
+    backends = _usable(args, candidates, probes)
+    if backends is None:
+        return 2
     try:
         with OutputFolder(args.out) as folder:
-            info = _backend_info(backends)
+            info = _backend_info(backends, probes)
             folder.header(environment(), info, errors)
             console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
             total = sum(len(variants_for(b)) for b in backends) * len(cases)
@@ -180,7 +202,7 @@ def _run(args: argparse.Namespace, backends: list[Backend], console: Console) ->
             with RunProgress(total, console) as progress:
                 try:
                     with _interruptible():
-                        run_cases(cases, backends, finished, isolate=not args.in_process, timeout=args.timeout)
+                        run_cases(cases, backends, finished, executors=executors, probes=probes)
                 except Interrupted as stop:
                     interrupted = stop
             data = ResultsFile(environment(), info, errors, results)
@@ -257,7 +279,7 @@ def _setup(console: Console) -> int:
         return 1
     # The backends prove the bridge on known inputs before they call themselves available.
     wine_backends = by_name(["ort-dml-wine", "directml-wine"])
-    console.print(_backend_table(wine_backends))
+    console.print(_backend_table(wine_backends, {b.name: probe_here(b) for b in wine_backends}))
     return 0 if all(b.availability().available for b in wine_backends) else 1
 
 

@@ -21,6 +21,7 @@ from conformance.repro import repro_note
 from conformance.results import Result
 from conformance.runner import variants_for
 from conformance.suite import Executors
+from conformance.text import printable
 
 
 class DivergentWarning(UserWarning):
@@ -38,6 +39,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cases", action="append", default=[], metavar="PATH",
                     help="folders holding case files (default: cases/ under the rootdir if present, "
                     "else the corpus shipped with the package)")
+    group.addoption("--allow-unavailable", action="store_true",
+                    help="a --backend that cannot run here skips its tests instead of a usage error")
     group.addoption("--strict-dml", action="store_true",
                     help="fail divergent results (valid, but not the DirectML answer)")
     group.addoption("--case-timeout", type=float, default=60.0, metavar="SECONDS",
@@ -53,6 +56,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except KeyError as exc:
         raise pytest.UsageError(str(exc.args[0])) from None
     state = _State(backends, Executors(timeout=config.getoption("case_timeout")), config)
+    missing = [name for name, status in state.availability.items() if not status.available]
+    if missing and not config.getoption("allow_unavailable"):
+        state.executors.close()
+        reasons = "; ".join(f"{name}: {printable(state.availability[name].reason)}" for name in missing)
+        # A CI job that lost its runtime must not stay green on a run of skips.
+        raise pytest.UsageError(f"backend not available here ({reasons}); --allow-unavailable skips them instead")
     config.stash[_STATE] = state
 
 
@@ -74,7 +83,9 @@ class _State:
     def __init__(self, backends: list[Backend], executors: Executors, config: pytest.Config) -> None:
         self.backends = backends
         self.executors = executors
-        self.availability: dict[str, Availability] = {b.name: b.availability() for b in backends}
+        # Asked in each backend's worker, under the time limit: a hang there is a reason.
+        probes = executors.probe(backends)
+        self.availability: dict[str, Availability] = {name: p.availability for name, p in probes.items()}
         # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/_corpus.py);
         # `pytest --backend NAME --pyargs conformance` then runs the shipped corpus from anywhere.
         roots = config.getoption("cases") or default_case_roots(config.rootpath)

@@ -10,7 +10,7 @@ from conformance.case import Case
 from conformance.graphs.variants import Variant
 from conformance.results import Result
 from conformance.runner import GraphCache, execute, variants_for
-from conformance.workers import Worker
+from conformance.workers import Probe, Worker, probe_here
 
 Executor = Callable[[Case, Variant], Result]
 
@@ -40,6 +40,20 @@ class Executors:
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
 
+    def probe(self, backends: Sequence[Backend]) -> dict[str, Probe]:
+        """Each backend's availability and description, asked in its worker (all at once,
+        each under the time limit) or, in-process, here."""
+        if not self.isolate:
+            return {backend.name: probe_here(backend) for backend in backends}
+        workers = [self.workers.setdefault(b.name, Worker(b, self.timeout)) for b in backends]
+        for worker in workers:
+            worker.spawn()  # all start at once; each is then waited for, under its time limit
+        probes = [worker.probe() for worker in workers]
+        for worker, probe in zip(workers, probes, strict=True):
+            if not probe.availability.available:
+                worker.stop()  # nothing will run there
+        return {backend.name: probe for backend, probe in zip(backends, probes, strict=True)}
+
     def close(self) -> None:
         for worker in self.workers.values():
             worker.stop()
@@ -50,15 +64,18 @@ class Executors:
 def run_cases(
     cases: Sequence[Case], backends: Sequence[Backend],
     on_result: Callable[[Result], None] = lambda result: None,
-    isolate: bool = True, timeout: float = 60.0,
+    isolate: bool = True, timeout: float = 60.0, executors: Executors | None = None,
+    probes: dict[str, Probe] | None = None,
 ) -> list[Result]:
-    availability = {b.name: b.availability() for b in backends}
-    executors = Executors(isolate, timeout)
+    """Every case on every backend. `executors` and `probes` from the caller (who may have
+    shown the backends' descriptions already) are used, and closed, here."""
+    executors = executors or Executors(isolate, timeout)
     results: list[Result] = []
     try:
+        probes = probes if probes is not None else executors.probe(backends)
         for case in cases:
             for backend in backends:
-                status = availability[backend.name]
+                status = probes[backend.name].availability
                 if status.available:
                     run = executors.for_backend(backend)
                     produced: Iterator[Result] = (run(case, v) for v in variants_for(backend))

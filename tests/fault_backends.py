@@ -11,7 +11,7 @@ import dataclasses
 import os
 import time
 
-from backends.base import Execution, Graph
+from backends.base import Availability, Execution, Graph
 from backends.onnx_reference import OnnxReference
 
 TRIGGER_CASE = "dml-top-k1-example-1"
@@ -60,3 +60,31 @@ class RaisingBackend(_PidTagged):
         if _triggered(graph):
             raise RuntimeError("injected runtime error")
         return super().run(graph)
+
+
+class HangingStartBackend(_PidTagged):
+    """Hangs while its worker starts (warm_up), as a runtime whose start-up hangs does."""
+
+    name = "fault-hang-start"
+
+    def warm_up(self) -> None:
+        while True:
+            time.sleep(3600)
+
+
+class SegfaultingAvailabilityBackend(_PidTagged):
+    """Dies in availability() (a segfault in a runtime's import or device query)."""
+
+    name = "fault-segv-availability"
+
+    def availability(self) -> Availability:
+        import ctypes
+
+        try:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file in the repo
+        except (ImportError, ValueError, OSError):
+            pass
+        ctypes.string_at(0)  # SIGSEGV
+        return Availability(True)

@@ -138,8 +138,15 @@ def test_skip_reasons_show_with_rs(project: pytest.Pytester) -> None:
 
 
 @pytest.mark.skipif("CUDAExecutionProvider" in onnxruntime.get_available_providers(), reason="CUDA is here")
-def test_unavailable_backend_skips_with_its_reason(project: pytest.Pytester) -> None:
-    result = run(project, "--backend", "ort-cuda", "-rs")
+def test_unavailable_backend_is_a_usage_error(project: pytest.Pytester) -> None:
+    """A CI job that lost its runtime must not go green on skips."""
+    result = run(project, "--backend", "ort-cuda")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "backend not available here (ort-cuda:" in result.stderr.str()
+
+
+def test_unavailable_backend_skips_with_its_reason_when_allowed(project: pytest.Pytester) -> None:
+    result = run(project, "--backend", "ort-cuda", "--allow-unavailable", "-rs")
     (cuda,) = by_name(["ort-cuda"])
     total = len(shipped_cases()) * len(variants_for(cuda))
     result.assert_outcomes(skipped=total)

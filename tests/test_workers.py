@@ -12,14 +12,17 @@ from fault_backends import (
     TRIGGER_LABEL,
     AbortingBackend,
     HangingBackend,
+    HangingStartBackend,
     RaisingBackend,
+    SegfaultingAvailabilityBackend,
 )
 from harness import documented
 
 from backends.base import Backend
+from backends.onnx_reference import OnnxReference
 from conformance.results import Result
 from conformance.runner import variants_for
-from conformance.suite import run_cases
+from conformance.suite import Executors, run_cases
 from conformance.workers import Worker
 
 CASES = [documented(TRIGGER_CASE), documented("dml-top-k1-example-2")]
@@ -102,3 +105,25 @@ def test_fault_backends_are_the_reference_elsewhere(backend: Backend) -> None:
     """Off the trigger, the fakes are onnx-reference: a pass there is a real pass."""
     results = run_cases([CASES[1]], [backend], isolate=False)
     assert results and all(r.verdict == "pass" for r in results)
+
+
+def test_a_backend_whose_start_hangs_is_unavailable_after_one_try() -> None:
+    """--timeout covers start-up, and one failed start marks the backend unavailable: not
+    one start (and one timeout) per graph."""
+    started = time.monotonic()
+    results, _ = run(HangingStartBackend(), timeout=3)
+    elapsed = time.monotonic() - started
+    assert {r.verdict for r in results} == {"skip"}
+    assert all("its worker did not start in 3 s" in r.message for r in results), results[0].message
+    assert elapsed < 20, f"{len(results)} graphs took {elapsed:.0f} s"
+
+
+def test_a_segfault_in_availability_costs_the_backend_not_the_run() -> None:
+    executors = Executors(timeout=30)
+    try:
+        probes = executors.probe([SegfaultingAvailabilityBackend(), OnnxReference()])
+    finally:
+        executors.close()
+    crashed = probes["fault-segv-availability"].availability
+    assert not crashed.available and "SIGSEGV" in crashed.reason, crashed.reason
+    assert probes["onnx-reference"].availability.available

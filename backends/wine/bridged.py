@@ -69,6 +69,8 @@ class BridgedBackend(Backend):
         """The graph variants the proof runs every known input through."""
 
     def availability(self) -> Availability:
+        if self._status is None and self._bridge is not None and self._bridge.alive:
+            self._status = Availability(True)  # warm_up started and proved it in this process
         if self._status is None:
             missing = self.setup.missing()
             if missing:
