@@ -15,6 +15,7 @@ from backends.base import Availability, Backend
 from backends.registry import by_name
 from conformance._corpus import default_case_roots
 from conformance.case import Case
+from conformance.gate import Baseline, BaselineError, compare, read_baseline
 from conformance.graphs.variants import Variant
 from conformance.loader import CaseError, load_file
 from conformance.repro import repro_note
@@ -41,6 +42,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "else the corpus shipped with the package)")
     group.addoption("--allow-unavailable", action="store_true",
                     help="a --backend that cannot run here skips its tests instead of a usage error")
+    group.addoption("--baseline", type=Path, metavar="FILE",
+                    help="the gate: a discrepancy the baseline records is an xfail; anything worse fails")
+    group.addoption("--strict-baseline", action="store_true",
+                    help="with --baseline: a recorded discrepancy that now passes fails too")
     group.addoption("--strict-dml", action="store_true",
                     help="fail divergent results (valid, but not the DirectML answer)")
     group.addoption("--case-timeout", type=float, default=60.0, metavar="SECONDS",
@@ -83,6 +88,11 @@ class _State:
     def __init__(self, backends: list[Backend], executors: Executors, config: pytest.Config) -> None:
         self.backends = backends
         self.executors = executors
+        baseline_path = config.getoption("baseline")
+        try:
+            self.baseline: Baseline | None = read_baseline(baseline_path) if baseline_path else None
+        except BaselineError as exc:
+            raise pytest.UsageError(str(exc)) from None
         # Asked in each backend's worker, under the time limit: a hang there is a reason.
         probes = executors.probe(backends)
         self.availability: dict[str, Availability] = {name: p.availability for name, p in probes.items()}
@@ -142,6 +152,24 @@ class BadCaseItem(pytest.Item):
         return self.path, 0, self.name
 
 
+def _held_to_baseline(result: Result, baseline: Baseline, strict: bool) -> None:
+    """The gate per test: a recorded discrepancy is an xfail naming why it is known; one
+    that now passes is a pass (a failure with --strict-baseline); anything worse or new
+    falls through to the usual failure."""
+    comparison = compare([result], baseline)
+    if comparison.regressions or result.backend not in baseline.backends:
+        return
+    recorded = baseline.entries.get((result.backend, result.case, result.graph, result.k_source))
+    if recorded is None:
+        return
+    if comparison.fixed:
+        if strict:
+            raise CaseFailed(f"{comparison.fixed[0]}: the baseline records a discrepancy that is gone; update it")
+        return
+    why = baseline.notes.get(recorded.note, "") if recorded.note else ""
+    pytest.xfail(f"known {recorded.verdict} {list(recorded.rules)} in the baseline" + (f": {why}" if why else ""))
+
+
 class CaseItem(pytest.Item):
     def __init__(self, *, case: Case, backend: Backend, variant: Variant, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -157,6 +185,8 @@ class CaseItem(pytest.Item):
         result: Result = state.executors.for_backend(self.backend)(self.case, self.variant)
         if result.verdict == "skip":
             pytest.skip(result.message)
+        if state.baseline is not None:
+            _held_to_baseline(result, state.baseline, self.config.getoption("strict_baseline"))
         if result.verdict == "pass":
             return
         note = repro_note(self.case, result)
