@@ -3,7 +3,6 @@ running the command line the way a CI script does (no TTY, stdin closed, CI=true
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -12,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.case import Case
+from conformance.gate import Baseline, read_baseline
 from conformance.loader import load_cases, load_file
 
 REPO = Path(__file__).resolve().parent.parent
@@ -67,14 +67,14 @@ def non_pass_set(results: list[dict[str, Any]]) -> set[ResultKey]:
     }
 
 
-def baseline(name: str) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads((BASELINES / f"{name}.json").read_text(encoding="utf-8"))
-    return document
+def baseline(backend: str) -> Baseline:
+    """The committed gate baseline of a backend (tests/baselines/BACKEND.yaml)."""
+    return read_baseline(BASELINES / f"{backend}.yaml")
 
 
-def baseline_set(recorded: dict[str, Any]) -> set[ResultKey]:
-    assert all(group["why"].strip() for group in recorded["groups"]), "every group says why"
+def baseline_set(recorded: Baseline, cases: set[str] | None = None) -> set[ResultKey]:
+    """The recorded discrepancies, of some cases only if `cases` is given."""
     return {
-        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
-        for group in recorded["groups"] for r in group["results"]
+        (e.case, e.graph, e.k_source, e.verdict, e.rules)
+        for e in recorded.entries.values() if cases is None or e.case in cases
     }

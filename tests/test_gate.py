@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from harness import DOCUMENTED, run_cli
+from harness import BASELINES, DOCUMENTED, run_cli
 
 from conformance.gate import Baseline, Entry, compare, read_baseline
 from conformance.results import Result
@@ -211,3 +211,28 @@ def test_every_result_names_its_case_file(recorded: tuple[Path, Path]) -> None:
     """The report's repro and a merged report from another machine find the case by it."""
     results = json.loads(recorded[0].read_text())["results"]
     assert {Path(r["case_file"]).parent.name for r in results} == {"documented"}
+
+
+# --- the committed baselines: the gate on every backend that runs here --------------------
+
+GATED = ("onnx-reference", "ort-cpu", "openvino-cpu", "ort-dml-wine", "directml-wine")
+
+
+@pytest.mark.parametrize("backend", GATED)
+def test_the_whole_corpus_holds_the_committed_baseline(backend: str, tmp_path: Path) -> None:
+    """tests/baselines/BACKEND.yaml records every known discrepancy of the backend on cases/:
+    a run of the whole corpus holds the gate, strictly (nothing new, nothing worse, nothing
+    recorded that has gone)."""
+    path = BASELINES / f"{backend}.yaml"
+    completed = run_cli("run", "--backend", backend, "--out", tmp_path, "--baseline", path,
+                        "--strict-baseline", timeout=1800)
+    assert completed.returncode == 0, completed.stderr[-6000:]
+    assert "gate: held" in completed.stderr
+
+
+def test_every_committed_baseline_note_says_why() -> None:
+    for backend in GATED:
+        recorded = read_baseline(BASELINES / f"{backend}.yaml")
+        assert recorded.backends == [backend]
+        assert all(entry.note in recorded.notes for entry in recorded.entries.values()), backend
+        assert all(text.strip() for text in recorded.notes.values())

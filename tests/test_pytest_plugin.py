@@ -57,9 +57,9 @@ def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino
     """The backend-graph-K labels of a documented case that its backends' baselines record
     as fail or error (known discrepancies: failing tests)."""
     return {
-        f"{name}-{r['graph']}-{r['k_source']}"
-        for name in names for group in baseline(f"documented-{name}")["groups"] for r in group["results"]
-        if r["case"] == case_id and r["verdict"] in ("fail", "error", "crash")
+        f"{name}-{e.graph}-{e.k_source}"
+        for name in names for e in baseline(name).entries.values()
+        if e.case == case_id and e.verdict in ("fail", "error", "crash")
     }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import DOCUMENTED, baseline, baseline_set, documented_cases, non_pass_set, run_cli
+from harness import DOCUMENTED, documented_cases, run_cli
 
 from backends.base import Graph, PlacementError
 from backends.directml_wine import DirectMLWine
@@ -222,26 +222,6 @@ def test_the_bridge_builds_warning_free_from_source(tmp_path: Path) -> None:
          *provision.BRIDGE_LIBRARIES], capture_output=True, text=True,
     )
     assert completed.returncode == 0, completed.stderr
-
-
-# --- the whole corpus, held to each backend's baseline ---------------------------------
-
-@pytest.mark.parametrize("name", ["ort-dml-wine", "directml-wine"])
-def test_the_whole_corpus_matches_the_recorded_baseline(name: str, tmp_path: Path) -> None:
-    """Every case in cases/ on the backend; what is neither pass nor skip is exactly what
-    tests/baselines/corpus-NAME.json records (a known discrepancy is data there)."""
-    backend_class = {"ort-dml-wine": OrtDmlWine, "directml-wine": DirectMLWine}[name]
-    _require(backend_class(SETUP))
-    completed = run_cli("run", "--backend", name, "--out", tmp_path, timeout=1800)
-    assert completed.returncode == 0, completed.stderr
-    results = json.loads((tmp_path / "results.json").read_text())["results"]
-    assert results and not [r for r in results if "is not available" in r["message"]]
-    recorded = baseline(f"corpus-{name}")
-    expected, got = baseline_set(recorded), non_pass_set(results)
-    assert got == expected, (
-        f"{name} on cases/: new {sorted(got - expected)}, gone {sorted(expected - got)}; "
-        f"baseline recorded with {recorded['recorded_with']}"
-    )
 
 
 def test_a_native_windows_results_file_merges_beside_the_wine_columns() -> None:
