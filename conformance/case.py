@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.oracle import Answer, Order, directml_answer, in_order
+from conformance.oracle import Answer, Order, directml_answer, in_order, nan_rows
 
 
 @dataclass(frozen=True)
@@ -65,3 +65,9 @@ class Case:
     def directml_answer(self) -> Answer:
         """Computed once per case, however many graphs and backends are judged against it."""
         return directml_answer(self.x, self.axis, self.k, self.largest)
+
+    @cached_property
+    def nan_rows(self) -> np.ndarray[Any, Any]:
+        """Per sequence (as `sequences.as_rows` numbers them), whether it holds a NaN; found
+        once per case, in the input's own type."""
+        return nan_rows(self.x, self.axis_index)

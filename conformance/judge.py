@@ -8,11 +8,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from conformance import keys
 from conformance.case import Case
 from conformance.dtypes import name_of, to_jsonable
-from conformance.keys import better_key, has_nan
+from conformance.keys import better_key
 from conformance.profiles import Profile
-from conformance.sequences import as_rows, output_shape, sequence_position
+from conformance.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
 
 RULES = (
     "shape", "dtype", "index-range", "index-unique", "gather",
@@ -49,7 +50,7 @@ def domain_of(case: Case, profile: Profile) -> Domain:
     """Whether the dialect promises anything for this input (NaN, unordered output, K
     outside the dialect's range, and types or ranks outside its tensor-support tables are
     not promised)."""
-    if has_nan(case.x) or profile.order == "none" or not profile.k_defined(case.k, case.n):
+    if profile.order == "none" or not profile.k_defined(case.k, case.n) or case.nan_rows.any():
         return "undefined"
     if not profile.defines(case.dtype_name, case.x.ndim):
         return "undefined"
@@ -84,10 +85,9 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
         want = f"{list(want_shape)}, {name_of(case.x.dtype)} / {name_of(profile.index_dtype)}"
         return Judgement("fail", tuple(broken), domain, f"got {got}; want {want}")
 
-    x_rows = as_rows(case.x, axis)
     v_rows = as_rows(out.values, axis)
     i_rows = as_rows(out.indices, axis)
-    bad = _row_rules(case, profile, x_rows, v_rows, i_rows)
+    bad = _row_rules(case, profile, v_rows, i_rows)
     if "dtype" in broken and not any(mask.any() for mask in bad.values()):
         return Judgement(
             "fail", ("dtype",), domain,
@@ -101,104 +101,169 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
     if broken:
         first_rule = next(rule for rule in broken if rule in bad)
         row = int(np.flatnonzero(bad[first_rule])[0])
-        note = _discrepancy(case, row, first_rule, x_rows, v_rows, i_rows, ref_v, ref_i)
+        note = _discrepancy(case, row, first_rule, v_rows, i_rows, ref_v, ref_i)
         note["reference"] = case.reference_source(profile.order)
         return Judgement(
             "fail", tuple(broken), domain,
             f"{', '.join(broken)} broken under {profile.label}; first at sequence "
-            f"{note['sequence']}: got indices {note['indices']}, "
-            f"{case.reference_source(profile.order)} is {note['expected_indices']}",
+            f"{note['sequence']}: got indices {shown(note['indices'])}, "
+            f"{case.reference_source(profile.order)} is {shown(note['expected_indices'])}",
             note,
         )
     differs = _differs_from_reference(profile, v_rows, i_rows, ref_v, ref_i)
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
-        note = _discrepancy(case, row, "directml-answer", x_rows, v_rows, i_rows, ref_v, ref_i)
+        note = _discrepancy(case, row, "directml-answer", v_rows, i_rows, ref_v, ref_i)
         source = note["reference"] = case.reference_source(profile.order)
         return Judgement(
             "divergent", (), domain,
             f"valid under {profile.label} but not {source}; first at sequence "
-            f"{note['sequence']}: got indices {note['indices']}, "
-            f"{source} is {note['expected_indices']}",
+            f"{note['sequence']}: got indices {shown(note['indices'])}, "
+            f"{source} is {shown(note['expected_indices'])}",
             note,
         )
     return Judgement("pass", (), domain)
 
 
 def _row_rules(
-    case: Case, profile: Profile,
-    x_rows: np.ndarray[Any, Any], v_rows: np.ndarray[Any, Any], i_rows: np.ndarray[Any, Any],
+    case: Case, profile: Profile, v_rows: np.ndarray[Any, Any], i_rows: np.ndarray[Any, Any],
+    shortcut: bool = True,
 ) -> dict[str, np.ndarray[Any, Any]]:
-    """Per rule, a boolean per sequence: True where the rule breaks there."""
-    rows, n = x_rows.shape
+    """Per rule, a boolean per sequence: True where the rule breaks there. Work in the size
+    of the output, plus one scan of the input's sequences whose selection differs from the
+    DirectML answer's (`shortcut=False`: of every sequence)."""
+    k = i_rows.shape[1]
+    n = case.n
     in_range = (i_rows >= 0) & (i_rows < n)
-    bad_range = ~in_range.all(axis=1)
+    bad_range: np.ndarray[Any, Any] = ~np.all(in_range, axis=1)
     idx = np.where(in_range, i_rows, 0).astype(np.int64)
-    # Counting occurrences per (sequence, index) is linear, unlike sorting each sequence.
-    flat = (np.arange(rows, dtype=np.int64)[:, None] * n + idx)[in_range]
-    counts = np.bincount(flat, minlength=rows * n).reshape(rows, n)
-    bad_unique = np.asarray((counts > 1).any(axis=1))
+    # Repeats by sorting each output sequence (K log K); an out-of-range entry gets a
+    # negative stand-in of its own, so that it repeats nothing.
+    distinct = np.sort(np.where(in_range, idx, -1 - np.arange(k, dtype=np.int64)), axis=1)
+    bad_unique: np.ndarray[Any, Any] = (distinct[:, 1:] == distinct[:, :-1]).any(axis=1)
     valid = ~(bad_range | bad_unique)
-    gathered = np.take_along_axis(x_rows, idx, axis=1)
+    gathered = gather_rows(case.x, case.axis_index, idx)
     bad_gather = ~_same_bits(gathered, v_rows).all(axis=1) & ~bad_range
 
     bad: dict[str, np.ndarray[Any, Any]] = {
         "index-range": bad_range, "index-unique": bad_unique, "gather": bad_gather,
     }
-    if i_rows.shape[1] == 0:
+    if k == 0:
         return bad
-    if has_nan(case.x):
-        nan_rows = np.isnan(x_rows.astype(np.float64)).any(axis=1)
-        high = _order_rules(case, profile, x_rows, idx, valid, nan_high=True)
-        low = _order_rules(case, profile, x_rows, idx, valid, nan_high=False)
+    rules = _Rules(case, profile, gathered, idx, valid, shortcut)
+    nan_rows = case.nan_rows
+    high = rules.placed(nan_high=True)
+    if nan_rows.any():
         # One placement of NaN must explain the whole output: all above, or all below.
         if not any(mask[nan_rows].any() for mask in high.values()):
             placed = high
-        elif not any(mask[nan_rows].any() for mask in low.values()):
-            placed = low
         else:
-            # No placement explains it: report what breaks under both, and the NaN rows.
-            placed = {rule: high[rule] & low[rule] for rule in high}
-            either = np.logical_or.reduce([high[rule] | low[rule] for rule in high])
-            bad["nan-order"] = nan_rows & either
+            # Sequences without NaN are judged alike under both placements.
+            low_there = rules.placed(nan_high=False, rows=np.flatnonzero(nan_rows))
+            low = {rule: high[rule].copy() for rule in high}
+            for rule in low:
+                low[rule][nan_rows] = low_there[rule]
+            if not any(mask[nan_rows].any() for mask in low.values()):
+                placed = low
+            else:
+                # No placement explains it: report what breaks under both, and the NaN rows.
+                placed = {rule: high[rule] & low[rule] for rule in high}
+                either = np.logical_or.reduce([high[rule] | low[rule] for rule in high])
+                bad["nan-order"] = nan_rows & either
         bad.update(placed)
     else:
-        bad.update(_order_rules(case, profile, x_rows, idx, valid, nan_high=True))
+        bad.update(high)
     return bad
 
 
-def _order_rules(
-    case: Case, profile: Profile, x_rows: np.ndarray[Any, Any], idx: np.ndarray[Any, Any],
-    valid: np.ndarray[Any, Any], nan_high: bool,
-) -> dict[str, np.ndarray[Any, Any]]:
-    keys = better_key(x_rows, case.largest, nan_high)
-    chosen = np.take_along_axis(keys, idx, axis=1)
-    worst = chosen.min(axis=1)[:, None]
-    # Everything strictly better than the worst selected element must be selected.
-    bad_selection = (keys > worst).sum(axis=1) != (chosen > worst).sum(axis=1)
-    if profile.strict_ties:
-        # The tied elements selected at the boundary must be the lowest-indexed ones.
-        at_boundary = chosen == worst
-        taken = at_boundary.sum(axis=1)
-        highest_taken = np.where(at_boundary, idx, -1).max(axis=1)[:, None]
-        positions = np.arange(x_rows.shape[1])[None, :]
-        below = ((keys == worst) & (positions <= highest_taken)).sum(axis=1)
-        bad_selection |= below != taken
-    if profile.order == "value":
-        bad_order = (chosen[:, :-1] < chosen[:, 1:]).any(axis=1)
-    elif profile.order == "index":
-        bad_order = (idx[:, :-1] >= idx[:, 1:]).any(axis=1)
+@dataclass(frozen=True)
+class _Rules:
+    """The selection and order rules of one output, per sequence, under one placement of
+    NaN at a time."""
+
+    case: Case
+    profile: Profile
+    gathered: np.ndarray[Any, Any]  # the input's values at the output's indices
+    idx: np.ndarray[Any, Any]  # the output's indices (out-of-range ones as 0)
+    valid: np.ndarray[Any, Any]  # sequences whose indices are in range and distinct
+    shortcut: bool
+
+    def placed(self, nan_high: bool, rows: np.ndarray[Any, Any] | None = None) -> dict[str, np.ndarray[Any, Any]]:
+        """The rules for every sequence, or for sequences `rows` only."""
+        picked = slice(None) if rows is None else rows
+        idx, valid = self.idx[picked], self.valid[picked]
+        row_ids = np.arange(len(self.idx))[picked]
+        case, profile = self.case, self.profile
+        chosen = better_key(self.gathered[picked], case.largest, nan_high)
+        worst = chosen.min(axis=1)
+        # Sequences left to scan: those whose selected set is not the DirectML answer's
+        # (which holds every dialect's selection rule, with NaN above every number).
+        scan = valid.copy()
+        if self.shortcut and nan_high:
+            answer = np.sort(as_rows(case.directml_answer.indices, case.axis_index)[row_ids], axis=1)
+            scan &= ~(np.sort(idx, axis=1) == answer).all(axis=1)
+        bad_selection = np.zeros(len(idx), dtype=bool)
+        if scan.any():
+            bad_selection[scan] = _scan_selection(
+                case, profile, row_ids[scan], chosen[scan], idx[scan], worst[scan], nan_high,
+            )
+        if profile.order == "value":
+            bad_order = (chosen[:, :-1] < chosen[:, 1:]).any(axis=1)
+        elif profile.order == "index":
+            bad_order = (idx[:, :-1] >= idx[:, 1:]).any(axis=1)
+        else:
+            bad_order = np.zeros(len(idx), dtype=bool)
+        bad_tie_order = np.zeros(len(idx), dtype=bool)
+        if profile.strict_ties and profile.order == "value":
+            tied = chosen[:, :-1] == chosen[:, 1:]
+            bad_tie_order = (tied & (idx[:, :-1] > idx[:, 1:])).any(axis=1)
+        return {
+            "selection": bad_selection & valid,
+            "order": bad_order & valid,
+            "tie-order": bad_tie_order & valid,
+        }
+
+
+def _scan_selection(
+    case: Case, profile: Profile, row_ids: np.ndarray[Any, Any], chosen: np.ndarray[Any, Any],
+    idx: np.ndarray[Any, Any], worst: np.ndarray[Any, Any], nan_high: bool,
+) -> np.ndarray[Any, Any]:
+    """The selection rule on sequences `row_ids`, by counting over the input: everything
+    strictly better than the worst selected element must be selected; where ties are strict,
+    the tied elements selected at the boundary must be the lowest-indexed ones. A block of
+    sequences (or a piece of a long one) at a time, keys in the input's own width."""
+    selected_better = (chosen > worst[:, None]).sum(axis=1)
+    at_boundary = chosen == worst[:, None]
+    taken = at_boundary.sum(axis=1)
+    highest_taken = np.where(at_boundary, idx, -1).max(axis=1)
+    better = np.zeros(len(row_ids), dtype=np.int64)
+    below = np.zeros(len(row_ids), dtype=np.int64)
+    x, axis, n = case.x, case.axis_index, case.n
+    block = keys.CHUNK  # keys and masks of at most this many elements at once
+    if n > block:
+        for i, row in enumerate(row_ids.tolist()):
+            sequence = row_block(x, axis, row, row + 1)[0]
+            for start in range(0, n, block):
+                ranked = better_key(sequence[start : start + block], case.largest, nan_high)
+                better[i] += int(np.count_nonzero(ranked > worst[i]))
+                if profile.strict_ties and highest_taken[i] >= start:
+                    tied = ranked[: highest_taken[i] - start + 1] == worst[i]
+                    below[i] += int(np.count_nonzero(tied))
     else:
-        bad_order = np.zeros(len(keys), dtype=bool)
-    bad_tie_order = np.zeros(len(keys), dtype=bool)
-    if profile.strict_ties and profile.order == "value":
-        tied = chosen[:, :-1] == chosen[:, 1:]
-        bad_tie_order = (tied & (idx[:, :-1] > idx[:, 1:])).any(axis=1)
-    return {
-        "selection": bad_selection & valid,
-        "order": bad_order & valid,
-        "tie-order": bad_tie_order & valid,
-    }
+        per_block = max(1, block // max(1, n))
+        positions = np.arange(n)[None, :]
+        for first in range(0, len(row_ids), per_block):
+            part = slice(first, first + per_block)
+            ranked = better_key(pick_rows(x, axis, row_ids[part]), case.largest, nan_high)
+            bound = worst[part][:, None]
+            better[part] = np.count_nonzero(ranked > bound, axis=1)
+            if profile.strict_ties:
+                tied = (ranked == bound) & (positions <= highest_taken[part][:, None])
+                below[part] = np.count_nonzero(tied, axis=1)
+    bad: np.ndarray[Any, Any] = better != selected_better
+    if profile.strict_ties:
+        bad |= below != taken
+    return bad
 
 
 def _same_bits(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -223,18 +288,83 @@ def _differs_from_reference(
     return differs
 
 
+# A sequence longer than this is summarized in a discrepancy record: its first and last
+# EDGE elements and AROUND on either side of its first MARKED differing positions.
+LONG_SEQUENCE = 1000
+EDGE = 20
+AROUND = 20
+MARKED = 5
+
+
 def _discrepancy(
     case: Case, row: int, rule: str,
-    x_rows: np.ndarray[Any, Any], v_rows: np.ndarray[Any, Any], i_rows: np.ndarray[Any, Any],
+    v_rows: np.ndarray[Any, Any], i_rows: np.ndarray[Any, Any],
     ref_v: np.ndarray[Any, Any], ref_i: np.ndarray[Any, Any],
 ) -> dict[str, Any]:
-    """The first sequence where a discrepancy shows, for messages and the report."""
+    """The first sequence where a discrepancy shows, for messages and the report; a long
+    sequence summarized around where it differs, never copied whole."""
+    got_i, want_i = i_rows[row], ref_i[row]
+    differ = np.flatnonzero((got_i.astype(np.int64) != want_i.astype(np.int64))
+                            | ~_same_bits(ref_v[row], v_rows[row]))[:MARKED]
+    n = case.n
+    at = [int(i) for i in np.concatenate([got_i[differ].astype(np.int64), want_i[differ].astype(np.int64)])
+          if 0 <= int(i) < n]
     return {
         "rule": rule,
         "sequence": sequence_position(row, case.x.shape, case.axis_index),
-        "input": to_jsonable(x_rows[row]),
-        "values": to_jsonable(v_rows[row]),
-        "indices": i_rows[row].tolist(),
-        "expected_values": to_jsonable(ref_v[row]),
-        "expected_indices": ref_i[row].tolist(),
+        "input": summarized(row_block(case.x, case.axis_index, row, row + 1)[0], at),
+        "values": summarized(v_rows[row], differ.tolist()),
+        "indices": summarized(got_i, differ.tolist()),
+        "expected_values": summarized(ref_v[row], differ.tolist()),
+        "expected_indices": summarized(want_i, differ.tolist()),
     }
+
+
+def summarized(sequence: np.ndarray[Any, Any], marks: list[int]) -> Any:
+    """One sequence for a discrepancy record, written as case files write values: the whole
+    list when it has at most LONG_SEQUENCE elements; else {"summarized": true, "length": n,
+    "segments": [[start, [values...]], ...]}, the segments in ascending order and apart:
+    the first and last EDGE elements and AROUND either side of each of `marks`."""
+    length = len(sequence)
+    if length <= LONG_SEQUENCE:
+        return to_jsonable(sequence)
+    spans = [(0, EDGE), (length - EDGE, length)]
+    spans += [(max(0, m - AROUND), min(length, m + AROUND + 1)) for m in sorted(set(marks))]
+    merged: list[list[int]] = []
+    for start, stop in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], stop)
+        else:
+            merged.append([start, stop])
+    return {
+        "summarized": True, "length": length,
+        "segments": [[start, to_jsonable(sequence[start:stop])] for start, stop in merged],
+    }
+
+
+def kept_elements(field: Any) -> tuple[int, dict[int, Any]]:
+    """A discrepancy record's sequence, whole (a list) or summarized, as (its length, its
+    kept elements by position)."""
+    if isinstance(field, dict) and field.get("summarized"):
+        kept: dict[int, Any] = {}
+        for start, values in field["segments"]:
+            kept.update(enumerate(values, start))
+        return int(field["length"]), kept
+    return len(field), dict(enumerate(field))
+
+
+def shown(field: Any) -> str:
+    """A discrepancy record's sequence as text: the list, or a summary's kept elements with
+    '...' where elements were cut and the length."""
+    if not (isinstance(field, dict) and field.get("summarized")):
+        return str(field)
+    parts: list[str] = []
+    previous = 0
+    for start, values in field["segments"]:
+        if start > previous:
+            parts.append("...")
+        parts += [str(v) if not isinstance(v, str) else repr(v) for v in values]
+        previous = start + len(values)
+    if previous < field["length"]:
+        parts.append("...")
+    return f"[{', '.join(parts)}] ({field['length']} in all)"

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 
 def as_rows(x: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
-    """Move `axis` last and flatten the rest: one row per sequence."""
+    """Move `axis` last and flatten the rest: one row per sequence (a copy where the layout
+    needs one; `rows_view` never copies)."""
     moved = np.moveaxis(x, axis, -1)
     count = int(np.prod(moved.shape[:-1], dtype=np.int64))
     return moved.reshape(count, moved.shape[-1])
@@ -18,6 +22,64 @@ def from_rows(rows: np.ndarray[Any, Any], shape: tuple[int, ...], axis: int) -> 
     """Inverse of `as_rows` for a tensor of `shape` (axis dimension already replaced)."""
     moved_shape = (*(d for i, d in enumerate(shape) if i != axis), shape[axis])
     return np.moveaxis(rows.reshape(moved_shape), -1, axis)
+
+
+def sequence_count(shape: tuple[int, ...], axis: int) -> int:
+    return int(np.prod([d for i, d in enumerate(shape) if i != axis], dtype=np.int64))
+
+
+def rows_view(x: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any] | None:
+    """The (sequences, length) rows of x as a read-only view of its memory, or None where
+    x's layout has no such view (the sequences' starts are not evenly spaced)."""
+    moved = np.moveaxis(x, axis, -1)
+    leading = [(d, s) for d, s in zip(moved.shape[:-1], moved.strides[:-1], strict=True) if d != 1]
+    for (_, outer), (size, inner) in pairwise(leading):
+        if outer != inner * size:
+            return None
+    step = leading[-1][1] if leading else 0
+    count = sequence_count(x.shape, axis)
+    return as_strided(moved, shape=(count, moved.shape[-1]), strides=(step, moved.strides[-1]),
+                      writeable=False)
+
+
+def row_block(x: np.ndarray[Any, Any], axis: int, start: int, stop: int) -> np.ndarray[Any, Any]:
+    """Sequences start..stop-1 of x as rows: a view where x's layout allows, else a copy of
+    those sequences only."""
+    view = rows_view(x, axis)
+    if view is not None:
+        return view[start:stop]
+    moved = np.moveaxis(x, axis, -1)
+    picked: np.ndarray[Any, Any] = moved[np.unravel_index(np.arange(start, stop), moved.shape[:-1])]
+    return picked
+
+
+def pick_rows(x: np.ndarray[Any, Any], axis: int, rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Sequences `rows` (numbers as `as_rows` gives them) of x, as rows: a copy of those
+    sequences only."""
+    view = rows_view(x, axis)
+    if view is not None:
+        picked: np.ndarray[Any, Any] = view[rows]
+        return picked
+    moved = np.moveaxis(x, axis, -1)
+    picked = moved[np.unravel_index(rows, moved.shape[:-1])]
+    return picked
+
+
+def row_blocks(x: np.ndarray[Any, Any], axis: int, elements: int) -> Iterator[tuple[int, np.ndarray[Any, Any]]]:
+    """(first sequence, rows) for consecutive blocks of whole sequences, each of at most
+    `elements` elements (at least one sequence per block)."""
+    count = sequence_count(x.shape, axis)
+    per_block = max(1, elements // max(1, x.shape[axis]))
+    for start in range(0, count, per_block):
+        yield start, row_block(x, axis, start, min(count, start + per_block))
+
+
+def gather_rows(x: np.ndarray[Any, Any], axis: int, idx_rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """x's elements at `idx_rows` (sequences, k), per sequence, as rows; reads only those
+    elements of x (no copy of x in any layout)."""
+    moved = np.moveaxis(x, axis, -1)
+    picked = np.take_along_axis(moved, idx_rows.reshape(*moved.shape[:-1], idx_rows.shape[1]), axis=-1)
+    return picked.reshape(idx_rows.shape)
 
 
 def sequence_position(row: int, shape: tuple[int, ...], axis: int) -> list[int]:
