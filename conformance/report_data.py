@@ -14,7 +14,7 @@ import conformance
 from conformance._corpus import default_case_roots
 from conformance.case import Case
 from conformance.feature_levels import admitting_levels, describe_levels
-from conformance.judge import RULES
+from conformance.judge import RULES, kept_elements
 from conformance.keys import has_nan
 from conformance.loader import load_cases
 from conformance.report_repro import command_line, graph_family, repro_snippet, variant_for
@@ -171,11 +171,13 @@ def _short(text: str, limit: int = 300) -> str:
 
 # --- sequences in discrepancy details --------------------------------------------------------
 
-def sequence_view(values: Sequence[Any], marks: Iterable[int], edge: int = 20, around: int = 3,
+def sequence_view(values: Any, marks: Iterable[int], edge: int = 20, around: int = 3,
                   full_up_to: int = 60, most_marks: int = 12) -> list[dict[str, Any]]:
     """A sequence for the page: every element when short, else the first and last `edge`
-    and a few around the marked positions, the gaps counted. Marked elements say so."""
-    n = len(values)
+    and a few around the marked positions, the gaps counted. Marked elements say so. The
+    sequence is a list, or a discrepancy record's summary of a long one (only its kept
+    elements can be shown; the rest count as gaps)."""
+    n, present = kept_elements(values)
     marked = sorted({m for m in marks if 0 <= m < n})
     if n <= full_up_to:
         keep = set(range(n))
@@ -183,6 +185,8 @@ def sequence_view(values: Sequence[Any], marks: Iterable[int], edge: int = 20, a
         keep = set(range(min(edge, n))) | set(range(max(0, n - edge), n))
         for m in marked[:most_marks]:
             keep |= set(range(max(0, m - around), min(n, m + around + 1)))
+    keep &= present.keys()
+    values = present
     marked_set = set(marked)
     items: list[dict[str, Any]] = []
     previous = -1
@@ -200,11 +204,13 @@ def _value_text(value: Any) -> str:
     return value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value)
 
 
-def _differing(got: Sequence[Any], want: Sequence[Any]) -> list[int]:
-    length = max(len(got), len(want))
+def _differing(got: Any, want: Any) -> list[int]:
+    """Positions where two record fields (lists or summaries) differ, among those both keep."""
+    (n_got, got_kept), (n_want, want_kept) = kept_elements(got), kept_elements(want)
+    positions = sorted(set(got_kept) | set(want_kept) | set(range(min(n_got, n_want), max(n_got, n_want))))
     return [
-        j for j in range(length)
-        if j >= len(got) or j >= len(want) or _value_text(got[j]) != _value_text(want[j])
+        j for j in positions
+        if j not in got_kept or j not in want_kept or _value_text(got_kept[j]) != _value_text(want_kept[j])
     ]
 
 
@@ -212,16 +218,18 @@ def discrepancy_detail(result: Result, info: CaseInfo | None) -> dict[str, Any] 
     note = result.discrepancy
     if not note:
         return None
-    indices, values = list(note.get("indices", [])), list(note.get("values", []))
-    want_i, want_v = list(note.get("expected_indices", [])), list(note.get("expected_values", []))
+    # Each field is a list, or (for a long sequence) a summary keeping some positions.
+    indices, values = note.get("indices", []), note.get("values", [])
+    want_i, want_v = note.get("expected_indices", []), note.get("expected_values", [])
     diff = sorted(set(_differing(indices, want_i)) | set(_differing(values, want_v)))
-    x = list(note.get("input", []))
-    in_marks = {int(seq[j]) for seq in (indices, want_i) for j in diff if j < len(seq) and isinstance(seq[j], int)}
+    x = note.get("input", [])
+    kept_i = [kept_elements(field)[1] for field in (indices, want_i)]
+    in_marks = {int(kept[j]) for kept in kept_i for j in diff if isinstance(kept.get(j), int)}
     return {
         "rule": note.get("rule", ""),
         "sequence": note.get("sequence", []),
-        "n": len(x),
-        "k": len(want_i),
+        "n": kept_elements(x)[0],
+        "k": kept_elements(want_i)[0],
         "input": sequence_view(x, in_marks),
         "got_indices": sequence_view(indices, diff),
         "got_values": sequence_view(values, diff),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 
 from conformance.case import Case
+from conformance.judge import shown
 from conformance.results import Result
 
 
@@ -24,9 +25,9 @@ def repro_note(case: Case, result: Result) -> str:
     if note:
         lines += [
             f"First discrepancy at sequence {note['sequence']}:",
-            f"  input:    {note['input']}",
-            f"  got:      values {note['values']} indices {note['indices']}",
-            f"  {note.get('reference', 'the DirectML answer')}: values {note['expected_values']} "
-            f"indices {note['expected_indices']}",
+            f"  input:    {shown(note['input'])}",
+            f"  got:      values {shown(note['values'])} indices {shown(note['indices'])}",
+            f"  {note.get('reference', 'the DirectML answer')}: values {shown(note['expected_values'])} "
+            f"indices {shown(note['expected_indices'])}",
         ]
     return "\n".join(lines)

@@ -435,3 +435,27 @@ def test_a_full_run_sized_report_stays_usable(rendered: Rendered) -> None:
     seconds = time.perf_counter() - started
     assert seconds < 20, seconds
     assert len(page.encode()) < 12_000_000, len(page.encode())
+
+
+def test_a_summarized_long_sequence_shows_its_kept_elements_and_gaps() -> None:
+    """The judge keeps a long sequence's discrepancy record summarized (first and last 20,
+    and around the differing positions): the report shows those and counts the rest."""
+    from conformance.report_data import discrepancy_detail
+
+    def summary(values: list[int]) -> dict[str, object]:
+        return {"summarized": True, "length": 5000, "segments": [[0, values[:2]], [2500, values[2:]]]}
+
+    note = {
+        "rule": "selection", "sequence": [],
+        "input": {"summarized": True, "length": 10**6, "segments": [[0, [1.0, 2.0]], [777, [9.0]]]},
+        "values": summary([9, 8, 7, 6]), "indices": summary([777, 5, 11, 12]),
+        "expected_values": summary([9, 8, 7, 5]), "expected_indices": summary([777, 5, 11, 13]),
+    }
+    result = Result("c", "ort-cpu", "onnx-opset11", "constant", "fail", ["selection"], discrepancy=note)
+    detail = discrepancy_detail(result, None)
+    assert detail is not None
+    assert (detail["n"], detail["k"], detail["differing"]) == (10**6, 5000, 1)
+    shown_positions = [item["pos"] for item in detail["got_indices"] if "pos" in item]
+    assert shown_positions == [0, 1, 2500, 2501]
+    assert [item["pos"] for item in detail["got_values"] if item.get("mark")] == [2501]
+    assert any(item.get("gap") for item in detail["got_indices"])
