@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -32,6 +35,11 @@ class Graph:
     # onnx.checker's word on an ONNX graph: "" (accepted, or not an ONNX graph), or
     # "rejected: ..." for the graph of a case that expects an error, built unchecked.
     checker: str = ""
+    # Graph reuse: equal signatures, the same graph up to its name (`topk_<case id>`), so a
+    # backend may run this graph on the session or compiled model it opened for another
+    # graph with the same signature. "" (reuse off, or a graph nobody vouches for): only the
+    # same Graph object may share one (a repeated case's runs). Optional for backends.
+    signature: str = ""
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,24 @@ class PlacementError(RuntimeError):
 #      carry, for backends of kind "openvino") and Graph.checker; run() may be handed the
 #      same Graph N times in a row (a case's `repeat`); the optional hooks warm_up(),
 #      close() and cannot_run(case, variant); BackendCrash for a process the backend drives.
+#      Added since, optional for a backend (one written without them runs as before):
+#      Graph.signature (reuse a session across graphs that are the same up to their name)
+#      and the compiling() / executing() timers (compile and execution time in results).
 INTERFACE_VERSION = 2
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2})
+
+
+@dataclass
+class Stopwatch:
+    """What one run() spent opening sessions / compiling models (`compilations` of them,
+    including attempts that raised) and inside the runtime's own execution call. A backend
+    times itself with Backend.compiling() and Backend.executing(); one that never does
+    reports nothing (`reported` stays False)."""
+
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+    compilations: int = 0
+    reported: bool = False
 
 
 class BackendCrash(RuntimeError):
@@ -99,6 +123,36 @@ class Backend(ABC):
     def close(self) -> None:
         """Stop what warm_up or the runs started (the worker calls this as it ends)."""
         return None
+
+    def start_stopwatch(self) -> Stopwatch:
+        """A fresh stopwatch for the next run() (the runner starts one before each run and
+        reads it after, whether the run returned or raised)."""
+        self._stopwatch = Stopwatch()
+        return self._stopwatch
+
+    @contextlib.contextmanager
+    def compiling(self, counts: bool = True) -> Iterator[None]:
+        """Times a session opening or model compilation of the current run (optional);
+        `counts`: one compilation (False for a step before it, such as reading a model)."""
+        watch = self.__dict__.get("_stopwatch") or self.start_stopwatch()
+        watch.reported = True
+        watch.compilations += int(counts)
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            watch.compile_seconds += time.perf_counter() - started
+
+    @contextlib.contextmanager
+    def executing(self) -> Iterator[None]:
+        """Times the runtime's own execution call of the current run (optional)."""
+        watch = self.__dict__.get("_stopwatch") or self.start_stopwatch()
+        watch.reported = True
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            watch.run_seconds += time.perf_counter() - started
 
     def cannot_run(self, case: Case, variant: Variant) -> str | None:
         """Why this device cannot take a case that the dialect expresses (a skip, for

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
 from backends.base import Availability, Backend, Execution, Graph
+from backends.compiled import Compiled
 
 
 class OnnxReference(Backend):
     name = "onnx-reference"
     kinds = ("onnx",)
+    # Evaluators kept between runs (backends/compiled.py): per graph signature with graph
+    # reuse, else the last graph's only.
+    _evaluators: Compiled[ReferenceEvaluator] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_evaluators": None}
 
     def availability(self) -> Availability:
         return Availability(True)
@@ -19,6 +28,20 @@ class OnnxReference(Backend):
     def describe(self) -> dict[str, str]:
         return {"device": "onnx.reference (numpy)", "onnx": onnx.__version__}
 
+    def close(self) -> None:
+        self._evaluators = None
+
     def run(self, graph: Graph) -> Execution:
-        values, indices = ReferenceEvaluator(graph.model).run(None, graph.feeds)
+        if self._evaluators is None:
+            self._evaluators = Compiled()
+        evaluator = self._evaluators.get(graph)
+        if evaluator is None:
+            with self.compiling():
+                evaluator = self._evaluators.put(graph, ReferenceEvaluator(graph.model))
+        try:
+            with self.executing():
+                values, indices = evaluator.run(None, graph.feeds)
+        except Exception:
+            self._evaluators.isolate(graph, evaluator)
+            raise
         return Execution(np.asarray(values), np.asarray(indices), placement="onnx.reference")

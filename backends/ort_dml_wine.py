@@ -10,8 +10,8 @@ from typing import Any
 
 import onnx
 
-from backends.base import Execution, Graph, PlacementError
-from backends.ort_session import OrtBackend
+from backends.base import BackendCrash, Execution, Graph, PlacementError
+from backends.ort_session import FALLBACK_REFUSED, OrtBackend
 from backends.wine.bridge import OP_DML_INFO, OP_ORT_INFO, OP_ORT_RUN, Bridge, BridgeRefused, Payload, parse_info
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
@@ -33,8 +33,14 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
     retry_behind_identity = False
 
     def run(self, graph: Graph) -> Execution:
-        # OrtBackend.run: a provider's decline becomes a placement error.
-        return OrtBackend.run(self, graph)
+        try:
+            return self.run_on(self.bridge(), graph)
+        except BackendCrash:
+            raise
+        except Exception as exc:
+            if FALLBACK_REFUSED in str(exc):  # the provider's decline: the placement is unproven
+                raise PlacementError(f"{self.provider} declined the TopK node") from None
+            raise
 
     def proof_variants(self) -> list[Variant]:
         return [Variant("onnx", 11, "constant"), Variant("onnx", 11, "input")]
@@ -53,10 +59,14 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         }
 
     def run_on(self, bridge: Bridge, graph: Graph) -> Execution:
-        return self._run_bridged(bridge, graph.model, graph.feeds, wrapping="")
-
-    def _run(self, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
-        return self._run_bridged(self.bridge(), model, feeds, wrapping)
+        model = graph.model
+        if graph.signature:
+            # Graph reuse: the bridge keeps sessions by this key (and the model's bytes), so
+            # graphs equal up to their name (`topk_<case id>`) share one when it is left out.
+            model = onnx.ModelProto()
+            model.CopyFrom(graph.model)
+            model.graph.name = "topk"
+        return self._run_bridged(bridge, model, graph.feeds, wrapping="")
 
     def _run_bridged(self, bridge: Bridge, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
         serialized = model.SerializeToString()

@@ -48,6 +48,18 @@ class Result:
     # "outcome"} (outcome: which of the distinct outcomes, numbered from 1); empty for one run.
     runs: list[dict[str, Any]] = field(default_factory=list)
     case_file: str = ""  # the case file that defines the case (for the report's repro)
+    # The backend's own account of `seconds` (over every run of a repeated case), where it
+    # times itself (None where it does not, and where nothing ran): opening sessions /
+    # compiling models, how many it opened or compiled (0: a session kept from an earlier
+    # run or, with graph reuse, from an equal graph), and inside the runtime's execution call.
+    compile_seconds: float | None = None
+    compilations: int | None = None
+    run_seconds: float | None = None
+    # A performance cliff: this result's run_seconds over the median of the other backends'
+    # on the same case, where more than 20 times (conformance/suite.py, flag_cliffs):
+    # {"ratio", "run_seconds", "others_median", "others"}. Set on results.json at the end of
+    # a run (not in the results.jsonl stream).
+    cliff: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:

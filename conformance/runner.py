@@ -3,17 +3,18 @@ takes only picklable arguments, so it runs the same in a worker process."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, BackendCrash, Graph, PlacementError
+from backends.base import Backend, BackendCrash, Graph, PlacementError, Stopwatch
 from conformance.case import Case
 from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
-from conformance.graphs.onnx import build_onnx, onnx_feeds
+from conformance.graphs.onnx import build_onnx, onnx_feeds, onnx_signature
 from conformance.graphs.variants import (
     Variant,
     directml_variants,
@@ -37,14 +38,20 @@ def variants_for(backend: Backend) -> list[Variant]:
 @dataclass
 class GraphCache:
     """Graphs built once per (case, variant) and reused by every backend (and every run of
-    a repeated case); a graph that could not be built is remembered as why not."""
+    a repeated case); a graph that could not be built is remembered as why not. With
+    `reuse`, each graph carries its signature (Graph.signature): backends share one session
+    or compiled model between graphs that are the same up to their name."""
 
     built: dict[tuple[str, str], Graph | GraphBuildError | RuntimeRefused] = field(default_factory=dict)
+    reuse: bool = True
 
     def get(self, case: Case, variant: Variant) -> Graph:
         key = (case.id, variant.label)
         if key not in self.built:
-            self.built[key] = _build(case, variant)
+            built = _build(case, variant)
+            if self.reuse and isinstance(built, Graph):
+                built = dataclasses.replace(built, signature=signature(built))
+            self.built[key] = built
         graph = self.built[key]
         if isinstance(graph, (GraphBuildError, RuntimeRefused)):
             raise graph
@@ -52,6 +59,19 @@ class GraphCache:
 
     def forget_all(self) -> None:
         self.built.clear()
+
+
+def signature(graph: Graph) -> str:
+    """What makes two graphs the same for graph reuse: an ONNX model's bytes with the graph's
+    name left out, an ov.Model's structure (conformance.graphs.openvino.model_signature); ""
+    for anything else (DirectML operator descriptions: the bridge keys those itself)."""
+    if graph.variant.kind == "onnx":
+        return onnx_signature(graph.model)
+    if graph.variant.kind == "openvino":
+        from conformance.graphs.openvino import model_signature
+
+        return model_signature(graph.model)
+    return ""
 
 
 def _build(case: Case, variant: Variant) -> Graph | GraphBuildError | RuntimeRefused:
@@ -116,7 +136,9 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
     base["checker"] = graph.checker
     runs: list[_Run] = []
     placement = wrapping = ""
+    timing = _Timing()
     for _ in range(max(1, case.repeat)):
+        watch = backend.start_stopwatch()
         started = time.perf_counter()
         outcome: Outcome
         try:
@@ -124,21 +146,47 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
             outcome = Outputs(execution.values, execution.indices)
             placement, wrapping = execution.placement, execution.wrapping
         except BackendCrash as exc:
+            timing.add(watch)
             runs.append(_Run(exc, Judgement("crash", (), "defined", str(exc)), time.perf_counter() - started))
             break  # the backend's process is gone: the runs stop here
         except PlacementError as exc:
             # Never judged as an output, nor as an expected error: the provider is unproven.
+            timing.add(watch)
             return Result(**base, verdict="error", message=f"placement: {exc}",
-                          seconds=time.perf_counter() - started)
+                          seconds=time.perf_counter() - started, **timing.fields())
         except Exception as exc:
             outcome = Raised(f"{type(exc).__name__}: {' '.join(str(exc).split())}")
         seconds = time.perf_counter() - started
+        timing.add(watch)
         runs.append(_Run(outcome, judge(case, profile, outcome), seconds))
-    return _result(base, case, profile, runs, placement, wrapping)
+    return _result(base, case, profile, runs, placement, wrapping, timing)
+
+
+@dataclass
+class _Timing:
+    """Compile and execution time over a result's runs, as the backend timed them itself
+    (Backend.compiling / executing); None in every field where a run was not timed."""
+
+    compile_seconds: float = 0.0
+    run_seconds: float = 0.0
+    compilations: int = 0
+    reported: bool = True
+
+    def add(self, watch: Stopwatch) -> None:
+        self.reported = self.reported and watch.reported
+        self.compile_seconds += watch.compile_seconds
+        self.run_seconds += watch.run_seconds
+        self.compilations += watch.compilations
+
+    def fields(self) -> dict[str, Any]:
+        if not self.reported:
+            return {}
+        return {"compile_seconds": round(self.compile_seconds, 6), "run_seconds": round(self.run_seconds, 6),
+                "compilations": self.compilations}
 
 
 def _result(base: dict[str, Any], case: Case, profile: Profile, runs: list[_Run],
-            placement: str, wrapping: str) -> Result:
+            placement: str, wrapping: str, timing: _Timing) -> Result:
     worst_at = min(range(len(runs)), key=lambda i: SEVERITY.index(runs[i].judgement.verdict))
     worst = runs[worst_at].judgement
     message = worst.message
@@ -147,11 +195,11 @@ def _result(base: dict[str, Any], case: Case, profile: Profile, runs: list[_Run]
         message, runs_field = _repeat_summary(case, runs, worst_at)
     total = sum(run.seconds for run in runs)
     if worst.verdict == "crash":
-        return Result(**base, verdict="crash", message=message, seconds=total, runs=runs_field)
+        return Result(**base, verdict="crash", message=message, seconds=total, runs=runs_field, **timing.fields())
     return Result(
         **base, verdict=worst.verdict, rules=list(worst.rules), domain=worst.domain,
         message=message, seconds=round(total, 6), placement=placement,
-        wrapping=wrapping, discrepancy=worst.discrepancy, runs=runs_field,
+        wrapping=wrapping, discrepancy=worst.discrepancy, runs=runs_field, **timing.fields(),
     )
 
 
