@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
@@ -25,11 +26,11 @@ from conformance.gate import BaselineError, Comparison, compare, read_baseline, 
 from conformance.junit import write_junit
 from conformance.loader import load_cases
 from conformance.output import FolderInUse, OutputFolder
-from conformance.progress import RunProgress, summary_table
+from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report import write_report
 from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.runner import variants_for
-from conformance.suite import Executors, run_cases
+from conformance.suite import Executors, flag_cliffs, ordered, run_cases
 from conformance.text import printable
 from conformance.workers import Probe, probe_here
 
@@ -87,6 +88,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="run backends in this process (for debugging; a crash ends the run)")
     run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
                      help="time one graph may take before its worker is killed (default: 60)")
+    run.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+                     help="graphs run at once, in N worker processes over all backends together (each "
+                     "backend has up to N); results are the same as with 1 (default: the number of "
+                     f"cores, {os.cpu_count() or 1}; --in-process runs one at a time)")
+    run.add_argument("--no-graph-reuse", dest="graph_reuse", action="store_false",
+                     help="open a session / compile a model for every graph, instead of sharing one "
+                     "between graphs that are the same up to their name (a repeated case's runs share "
+                     "one either way)")
     run.add_argument("--baseline", type=Path, metavar="FILE",
                      help="the gate: exit 1 when a result is worse than this baseline records")
     run.add_argument("--strict-baseline", action="store_true",
@@ -113,6 +122,13 @@ def _parser() -> argparse.ArgumentParser:
     baseline.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                           help="the baseline YAML; notes of an existing one carry over")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
 
 
 def _backend_info(backends: Sequence[Backend], probes: dict[str, Probe]) -> dict[str, dict[str, Any]]:
@@ -152,7 +168,7 @@ def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[st
 
 
 def _run(args: argparse.Namespace, candidates: list[Backend], console: Console) -> int:
-    executors = Executors(not args.in_process, args.timeout)
+    executors = Executors(not args.in_process, args.timeout, args.jobs, args.graph_reuse)
     try:
         return _run_with(args, candidates, executors, console)
     finally:
@@ -205,6 +221,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
                         run_cases(cases, backends, finished, executors=executors, probes=probes)
                 except Interrupted as stop:
                     interrupted = stop
+            # In a sequential run's order whatever --jobs was; cliffs need every backend's times.
+            results = flag_cliffs(ordered(results, cases, backends))
             data = ResultsFile(environment(), info, errors, results)
             write_results(args.out / "results.json", data)
             write_report(args.out / "report.html", data)
@@ -216,6 +234,9 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
               f"they are in {args.out / 'results.json'}", file=sys.stderr)
         return 128 + interrupted.signum
     console.print(summary_table(results))
+    console.print(timing_table(results))
+    for line in cliff_lines(results):
+        console.print(line)
     console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
     if args.junitxml:
         write_junit(args.junitxml, results)

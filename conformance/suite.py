@@ -1,16 +1,31 @@
 """Runs a set of cases on a set of backends: every graph variant each backend takes, in
-one worker process per backend (or in this process, for debugging)."""
+worker processes (or in this process, for debugging).
+
+Parallel runs (`jobs`): the work is cut into units, one case on one backend (every graph
+variant of it, in order, on one worker, which keeps the case and its graphs); at most
+`jobs` units run at once, over all backends together, each on a worker process of its
+backend. A backend has up to `jobs` workers, started as they are needed (its first is the
+one its availability was asked in; at most `jobs` of all backends' workers besides those
+first ones are kept). Results come (to `on_result`, and the results.jsonl
+stream) as they finish; `run_cases` returns them in the order of a sequential run (cases
+in order, then backends, then graph variants: `ordered`), so results.json is the same file
+whatever `jobs` was."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait
 
 from backends.base import Backend
 from conformance.case import Case
 from conformance.graphs.variants import Variant
 from conformance.results import Result
 from conformance.runner import GraphCache, execute, variants_for
-from conformance.workers import Probe, Worker, probe_here
+from conformance.workers import Probe, Worker, crash_result, probe_here
 
 Executor = Callable[[Case, Variant], Result]
 
@@ -24,19 +39,29 @@ def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
 
 
 class Executors:
-    """One executor per backend: a worker process, or a direct call in this process."""
+    """Each backend's workers (a pool of up to `jobs` processes), or direct calls in this
+    process (`isolate=False`: one at a time, whatever `jobs` says)."""
 
-    def __init__(self, isolate: bool = True, timeout: float = 60.0) -> None:
+    def __init__(self, isolate: bool = True, timeout: float = 60.0, jobs: int = 1,
+                 graph_reuse: bool = True) -> None:
         self.isolate = isolate
         self.timeout = timeout
-        self.workers: dict[str, Worker] = {}
+        self.jobs = max(1, jobs) if isolate else 1
+        self.graph_reuse = graph_reuse
+        self.workers: dict[str, list[Worker]] = {}
         self.in_process: dict[str, Backend] = {}
-        self.graphs = GraphCache()
+        self.graphs = GraphCache(reuse=graph_reuse)
+
+    def _first_worker(self, backend: Backend) -> Worker:
+        pool = self.workers.setdefault(backend.name, [])
+        if not pool:
+            pool.append(Worker(backend, self.timeout, self.graph_reuse))
+        return pool[0]
 
     def for_backend(self, backend: Backend) -> Executor:
+        """One graph at a time (the pytest plugin's way): the backend's first worker."""
         if self.isolate:
-            worker = self.workers.setdefault(backend.name, Worker(backend, self.timeout))
-            return worker.execute
+            return self._first_worker(backend).execute
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
 
@@ -45,7 +70,7 @@ class Executors:
         each under the time limit) or, in-process, here."""
         if not self.isolate:
             return {backend.name: probe_here(backend) for backend in backends}
-        workers = [self.workers.setdefault(b.name, Worker(b, self.timeout)) for b in backends]
+        workers = [self._first_worker(b) for b in backends]
         for worker in workers:
             worker.spawn()  # all start at once; each is then waited for, under its time limit
         probes = [worker.probe() for worker in workers]
@@ -54,37 +79,265 @@ class Executors:
                 worker.stop()  # nothing will run there
         return {backend.name: probe for backend, probe in zip(backends, probes, strict=True)}
 
+    def idle_worker(self, backend: Backend, busy: Iterable[Worker]) -> Worker:
+        """A worker of the backend that has no unit now: an existing one, or a new one (not
+        yet started) while the backend has fewer than `jobs`."""
+        pool = self.workers.setdefault(backend.name, [])
+        taken = {id(worker) for worker in busy}
+        for worker in pool:
+            if id(worker) not in taken:
+                return worker
+        self._make_room(taken)
+        worker = Worker(backend, self.timeout, self.graph_reuse)
+        if pool and pool[0].start_failure:
+            worker.start_failure = pool[0].start_failure  # one failed start per backend, not per worker
+        pool.append(worker)
+        return worker
+
+    def _make_room(self, taken: set[int]) -> None:
+        """At most `jobs` workers besides each backend's first: beyond that, an idle extra
+        worker of another backend is stopped before a new one starts (on a machine with
+        many cores, N workers for every backend would be N times the memory)."""
+        if sum(len(pool) for pool in self.workers.values()) < self.jobs + len(self.workers):
+            return
+        for pool in self.workers.values():
+            for worker in pool[1:]:
+                if id(worker) not in taken:
+                    worker.stop()
+                    pool.remove(worker)
+                    return
+
+    def start_failed(self, backend: Backend, failure: str) -> None:
+        """A worker of the backend did not start: none of its workers takes another graph
+        (one busy with a graph finishes that one)."""
+        for worker in self.workers.get(backend.name, []):
+            worker.start_failure = worker.start_failure or failure
+
     def close(self) -> None:
-        for worker in self.workers.values():
-            worker.stop()
+        for pool in self.workers.values():
+            for worker in pool:
+                # A worker busy with a graph cannot read a stop request: killed at once.
+                worker.stop(graceful=not worker.busy)
         for backend in self.in_process.values():
             backend.close()
+
+
+@dataclass(eq=False)
+class _Unit:
+    """One case on one backend: its graph variants, run in order on one worker."""
+
+    case: Case
+    backend: Backend
+    variants: list[Variant]
+    next: int = 0  # the variant running (or to run) now
+
+    @property
+    def variant(self) -> Variant:
+        return self.variants[self.next]
+
+
+@dataclass(eq=False)
+class _Lane:
+    """A worker and the unit it has: starting (waiting for its ready signal) or running
+    the unit's current variant, until `deadline`."""
+
+    worker: Worker
+    unit: _Unit
+    starting: bool = False
+    deadline: float = 0.0
+
+    def waitable(self) -> Connection:
+        pipe = self.worker.starting() if self.starting else self.worker.connection()
+        assert pipe is not None
+        return pipe
+
+
+class _Parallel:
+    def __init__(self, executors: Executors, emit: Callable[[Result], None]) -> None:
+        self.executors = executors
+        self.emit = emit
+        self.lanes: list[_Lane] = []
+
+    def run(self, units: Iterable[_Unit]) -> None:
+        queue = deque(units)
+        try:
+            while queue or self.lanes:
+                while queue and len(self.lanes) < self.executors.jobs:
+                    unit = queue.popleft()
+                    worker = self.executors.idle_worker(unit.backend, (lane.worker for lane in self.lanes))
+                    self._advance(_Lane(worker, unit))
+                if self.lanes:
+                    self._wait()
+        finally:
+            self.lanes = []  # an interrupted run: Executors.close kills the workers in flight
+
+    def _advance(self, lane: _Lane) -> None:
+        """Start the lane's current variant; where the backend cannot start, skip the rest."""
+        unit, worker = lane.unit, lane.worker
+        while unit.next < len(unit.variants):
+            if worker.start_failure:
+                self.emit(worker.unavailable(unit.case, unit.variant))
+                unit.next += 1
+                continue
+            if worker.ready():
+                worker.begin(unit.case, unit.variant)
+                lane.starting, lane.deadline = False, time.monotonic() + worker.request_timeout(unit.case)
+            else:
+                if worker.starting() is None:
+                    worker.stop(graceful=False)  # a dead one, if any
+                    worker.spawn()
+                lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
+            if not any(lane is other for other in self.lanes):
+                self.lanes.append(lane)
+            return
+        self.lanes = [other for other in self.lanes if other is not lane]
+
+    def _wait(self) -> None:
+        """Until a lane's worker answers or a deadline passes; then each lane that answered
+        or ran out of time moves on."""
+        pipes = {id(lane.waitable()): lane for lane in self.lanes}
+        timeout = max(0.0, min(lane.deadline for lane in self.lanes) - time.monotonic())
+        readable = wait([lane.waitable() for lane in self.lanes], timeout)
+        answered = [pipes[id(pipe)] for pipe in readable]
+        for lane in answered:
+            if lane.starting:
+                self._started(lane)
+            else:
+                self._finished(lane, lane.worker.receive(lane.unit.case, lane.unit.variant))
+        now = time.monotonic()
+        for lane in list(self.lanes):
+            if any(lane is done for done in answered) or lane.deadline > now:
+                continue
+            if lane.starting:
+                failure = f"its worker did not start in {lane.worker.timeout:g} s (--timeout)"
+                self._start_failed(lane, lane.worker.fail_start(failure))
+            else:
+                self._finished(lane, lane.worker.timed_out(lane.unit.case, lane.unit.variant))
+
+    def _started(self, lane: _Lane) -> None:
+        failure = lane.worker.finish_start()
+        if failure:
+            self._start_failed(lane, failure)
+        else:
+            self._advance(lane)
+
+    def _start_failed(self, lane: _Lane, failure: str) -> None:
+        # As a sequential run does: the graph that needed the worker is a crash, and no
+        # worker of the backend takes another graph.
+        self.executors.start_failed(lane.unit.backend, failure)
+        self._finished(lane, crash_result(lane.unit.case, lane.unit.backend, lane.unit.variant, failure))
+
+    def _finished(self, lane: _Lane, result: Result) -> None:
+        self.emit(result)
+        lane.unit.next += 1
+        self._advance(lane)
+
+
+def ordered(results: Iterable[Result], cases: Sequence[Case], backends: Sequence[Backend]) -> list[Result]:
+    """Results in the order a sequential run gives them: by case, backend, graph variant."""
+    case_at = {case.id: i for i, case in enumerate(cases)}
+    backend_at = {backend.name: i for i, backend in enumerate(backends)}
+    variant_at = {(b.name, v.label): i for b in backends for i, v in enumerate(variants_for(b))}
+    end = len(case_at) + len(backend_at) + len(variant_at)
+
+    def key(result: Result) -> tuple[int, int, int, str]:
+        label = f"{result.graph}-{result.k_source}"
+        return (case_at.get(result.case, end), backend_at.get(result.backend, end),
+                variant_at.get((result.backend, label), end), label)
+
+    return sorted(results, key=key)
 
 
 def run_cases(
     cases: Sequence[Case], backends: Sequence[Backend],
     on_result: Callable[[Result], None] = lambda result: None,
     isolate: bool = True, timeout: float = 60.0, executors: Executors | None = None,
-    probes: dict[str, Probe] | None = None,
+    probes: dict[str, Probe] | None = None, jobs: int = 1, graph_reuse: bool = True,
 ) -> list[Result]:
-    """Every case on every backend. `executors` and `probes` from the caller (who may have
+    """Every case on every backend, `jobs` graphs at a time (with `executors` from the
+    caller, its own settings hold). `executors` and `probes` from the caller (who may have
     shown the backends' descriptions already) are used, and closed, here."""
-    executors = executors or Executors(isolate, timeout)
+    executors = executors or Executors(isolate, timeout, jobs, graph_reuse)
     results: list[Result] = []
+
+    def emit(result: Result) -> None:
+        results.append(result)
+        on_result(result)
+
     try:
         probes = probes if probes is not None else executors.probe(backends)
-        for case in cases:
-            for backend in backends:
-                status = probes[backend.name].availability
-                if status.available:
-                    run = executors.for_backend(backend)
-                    produced: Iterator[Result] = (run(case, v) for v in variants_for(backend))
-                else:
-                    produced = unavailable(case, backend, status.reason)
-                for result in produced:
-                    results.append(result)
-                    on_result(result)
-            executors.graphs.forget_all()  # one case's graphs are not needed by the next
+        if executors.isolate:
+            _Parallel(executors, emit).run(_units(cases, backends, probes, emit))
+        else:
+            for case in cases:
+                for backend in backends:
+                    status = probes[backend.name].availability
+                    if status.available:
+                        run = executors.for_backend(backend)
+                        for variant in variants_for(backend):
+                            emit(run(case, variant))
+                    else:
+                        for result in unavailable(case, backend, status.reason):
+                            emit(result)
+                executors.graphs.forget_all()  # one case's graphs are not needed by the next
     finally:
         executors.close()
-    return results
+    return ordered(results, cases, backends)
+
+
+def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str, Probe],
+           emit: Callable[[Result], None]) -> Iterator[_Unit]:
+    """The units of work in sequential order; an unavailable backend's skips are emitted
+    in their place."""
+    for case in cases:
+        for backend in backends:
+            status = probes[backend.name].availability
+            if status.available:
+                yield _Unit(case, backend, variants_for(backend))
+            else:
+                for result in unavailable(case, backend, status.reason):
+                    emit(result)
+
+
+# --- performance cliffs ----------------------------------------------------------------
+
+CLIFF_RATIO = 20.0  # slower than the median of the other backends by more than this
+# Below this, a backend's median execution on a case says more about the machine than
+# about the runtime: on a loaded 2-core machine, OpenVINO's infer of a 4-element input took
+# 1-2 ms at the median and 10-60 ms at the 90th-99th percentile.
+CLIFF_MIN_SECONDS = 0.01
+
+
+def flag_cliffs(results: Sequence[Result]) -> list[Result]:
+    """The results with `cliff` set where a backend is more than CLIFF_RATIO times slower on
+    a case than the other backends: its median execution time on the case (run_seconds, the
+    runtime's own call, over the graphs that returned outputs) against the median of the
+    other backends' medians there. Medians, so that one stalled call flags nothing; each of
+    the backend's results on the case that is itself that much slower carries the flag:
+    {"ratio": its run_seconds over the others' median, "run_seconds", "backend_median",
+    "others_median", "others": the backends compared with}."""
+    times: dict[tuple[str, str], list[float]] = {}
+    for result in results:
+        if result.verdict in ("pass", "divergent", "fail") and result.run_seconds is not None:
+            times.setdefault((result.case, result.backend), []).append(result.run_seconds)
+    medians = {key: statistics.median(values) for key, values in times.items()}
+    per_case: dict[str, dict[str, float]] = {}
+    for (case, backend), median in medians.items():
+        per_case.setdefault(case, {})[backend] = median
+    flagged = []
+    for result in results:
+        own = medians.get((result.case, result.backend))
+        others = {name: m for name, m in per_case.get(result.case, {}).items() if name != result.backend}
+        if own is None or not others or result.run_seconds is None or (result.case, result.backend) not in times:
+            flagged.append(result)
+            continue
+        threshold = CLIFF_RATIO * statistics.median(others.values())
+        if own >= CLIFF_MIN_SECONDS and own > threshold and result.run_seconds > threshold:
+            others_median = statistics.median(others.values())
+            result = replace(result, cliff={
+                "ratio": round(result.run_seconds / others_median, 1) if others_median else None,
+                "run_seconds": result.run_seconds, "backend_median": round(own, 6),
+                "others_median": round(others_median, 6), "others": sorted(others),
+            })
+        flagged.append(result)
+    return flagged

@@ -127,3 +127,21 @@ def test_a_segfault_in_availability_costs_the_backend_not_the_run() -> None:
     crashed = probes["fault-segv-availability"].availability
     assert not crashed.available and "SIGSEGV" in crashed.reason, crashed.reason
     assert probes["onnx-reference"].availability.available
+
+
+def test_parallel_runs_isolate_crashes_and_give_the_sequential_results() -> None:
+    """--jobs 2: a crash still costs one graph; the results are those of --jobs 1, in the
+    same order, and reach on_result as they finish."""
+    backend = AbortingBackend()
+    seen: list[Result] = []
+    parallel = run_cases(CASES * 2, [backend, RaisingBackend()], on_result=seen.append, timeout=60, jobs=2)
+    sequential = run_cases(CASES * 2, [backend, RaisingBackend()], timeout=60, jobs=1)
+    assert sorted(map(repr, seen)) == sorted(map(repr, parallel))
+
+    def judged(results: list[Result]) -> list[tuple[object, ...]]:
+        return [(r.case, r.backend, r.graph, r.k_source, r.verdict, tuple(r.rules), r.domain) for r in results]
+
+    assert judged(parallel) == judged(sequential)
+    assert Counter(r.verdict for r in parallel) == {"pass": len(parallel) - 4, "crash": 2, "error": 2}
+    crashes = [r for r in parallel if r.verdict == "crash"]
+    assert all("SIGABRT" in r.message for r in crashes)
