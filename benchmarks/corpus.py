@@ -1,0 +1,124 @@
+"""The whole corpus through `topk-conformance run`, as ratios against peers measured in the
+same run of this script on this machine.
+
+    python benchmarks/corpus.py [--cases PATH ...] [--backend NAME ...]
+
+Three runs of the command line (defaults: cases/ on ort-cpu and openvino-cpu): graph reuse
+on with --jobs 1, graph reuse off with --jobs 1, graph reuse on with --jobs 2. One line
+per figure:
+
+- execution share: time inside the runtimes' own execution calls (`run_seconds`, summed)
+  over the wall time of the run (reuse on, --jobs 1); target at least 0.5;
+- compilations per graph run (`compilations` over graph runs, a repeated case's runs each
+  counted; reuse on); target at most 0.2;
+- graph reuse: wall time off over on (a speed-up factor);
+- jobs: wall time at --jobs 1 over --jobs 2 (a speed-up factor).
+
+Wall time is the whole command (start, loading the cases, workers, report). The last line
+is `benchmark: ok` when every target holds, else `benchmark: short` and the figures that
+missed. The machine's load average is printed before and after: other work on it slows
+every run, the speed-ups included."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+EXECUTION_SHARE_TARGET = 0.5
+COMPILATIONS_TARGET = 0.2
+
+
+@dataclass
+class Run:
+    wall: float
+    results: list[dict[str, Any]]
+
+    def ran(self) -> list[dict[str, Any]]:
+        return [r for r in self.results if r["verdict"] != "skip"]
+
+    @property
+    def execution(self) -> float:
+        return sum(r["run_seconds"] or 0.0 for r in self.ran())
+
+    @property
+    def backend_time(self) -> float:
+        return sum(r["seconds"] for r in self.ran())
+
+    @property
+    def compilations(self) -> int:
+        return sum(r["compilations"] or 0 for r in self.ran())
+
+    @property
+    def graph_runs(self) -> int:
+        """Runs of graphs that reached their backend (not those refused as they were built)."""
+        return sum(max(1, len(r["runs"])) for r in self.ran() if r["compile_seconds"] is not None)
+
+
+def run(cases: list[str], backends: list[str], *options: str) -> Run:
+    with tempfile.TemporaryDirectory(prefix="topk-benchmark-") as folder:
+        command = [sys.executable, "-m", "conformance", "run", "--out", folder, *options]
+        for path in cases:
+            command += ["--cases", path]
+        for name in backends:
+            command += ["--backend", name]
+        env = dict(os.environ, CI="true")
+        started = time.perf_counter()
+        completed = subprocess.run(command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - started
+        if completed.returncode != 0:
+            sys.exit(f"benchmark: `{' '.join(command)}` exited {completed.returncode}:\n{completed.stderr}")
+        results = json.loads((Path(folder) / "results.json").read_text())["results"]
+    return Run(wall, results)
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", action="append", metavar="PATH", help="case files or folders (default: cases/)")
+    parser.add_argument("--backend", action="append", metavar="NAME",
+                        help="backends (default: ort-cpu and openvino-cpu)")
+    args = parser.parse_args()
+    cases = args.cases or [str(REPO / "cases")]
+    backends = args.backend or ["ort-cpu", "openvino-cpu"]
+    print(f"benchmark: {', '.join(cases)} on {', '.join(backends)}; before: {load()}", flush=True)
+    reuse = run(cases, backends, "--jobs", "1")
+    no_reuse = run(cases, backends, "--jobs", "1", "--no-graph-reuse")
+    jobs2 = run(cases, backends, "--jobs", "2")
+    print(f"benchmark: after: {load()}")
+    share = reuse.execution / reuse.wall
+    per_run = reuse.compilations / max(1, reuse.graph_runs)
+    print(f"execution share (reuse on, --jobs 1): {reuse.execution:.2f} s in the runtimes' execution calls / "
+          f"{reuse.wall:.2f} s wall = {share:.3f} (target >= {EXECUTION_SHARE_TARGET}; the backends' whole "
+          f"time, compilation included, is {reuse.backend_time:.2f} s = {reuse.backend_time / reuse.wall:.3f})")
+    print(f"compilations per graph run (reuse on): {reuse.compilations} / {reuse.graph_runs} = {per_run:.3f} "
+          f"(target <= {COMPILATIONS_TARGET}; with reuse off: {no_reuse.compilations} / {no_reuse.graph_runs} = "
+          f"{no_reuse.compilations / max(1, no_reuse.graph_runs):.3f})")
+    print(f"graph reuse: {no_reuse.wall:.2f} s off / {reuse.wall:.2f} s on = "
+          f"{no_reuse.wall / reuse.wall:.2f}x speed-up")
+    print(f"jobs: {reuse.wall:.2f} s at --jobs 1 / {jobs2.wall:.2f} s at --jobs 2 = "
+          f"{reuse.wall / jobs2.wall:.2f}x speed-up")
+    missed = []
+    if share < EXECUTION_SHARE_TARGET:
+        missed.append(f"execution share {share:.3f} < {EXECUTION_SHARE_TARGET}")
+    if per_run > COMPILATIONS_TARGET:
+        missed.append(f"compilations per graph run {per_run:.3f} > {COMPILATIONS_TARGET}")
+    print("benchmark: ok" if not missed else f"benchmark: short ({'; '.join(missed)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
