@@ -2,19 +2,25 @@
 
 Every draw comes from the raw 64-bit output of PCG64, whose algorithm is fixed, and is
 mapped to values here with plain integer and float arithmetic; numpy's distribution
-methods are not used, since their streams may change between numpy versions."""
+methods are not used, since their streams may change between numpy versions.
+
+A generator makes what its name, dtype and parameters promise, or refuses with a
+GeneratorError naming the parameter: bounds that are NaN, infinite or beyond the element
+type's range, a constant the type cannot hold, a ramp that overflows. Draws are made and
+mapped a block at a time, so that a 10**8-element input costs little more than itself."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import math
+from collections.abc import Callable, Iterator, Mapping
 from fractions import Fraction
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-from numpy.random import PCG64, Generator
+from numpy.random import PCG64
 
-from conformance.dtypes import is_float, name_of
+from conformance.dtypes import NAN_BITS, is_float, name_of
 
 
 class GeneratorError(ValueError):
@@ -28,10 +34,19 @@ class GeneratorError(ValueError):
 
 Params = Mapping[str, Any]
 
+# Elements drawn and mapped at a time: the values do not depend on it (the stream is one).
+_BLOCK = 1 << 20
 
-def _raw(seed: int, count: int) -> np.ndarray[Any, Any]:
-    rng = Generator(PCG64(seed))
-    return rng.bit_generator.random_raw(count).astype(np.uint64)
+
+def _blocks(seed: int, size: int, skip: int = 0) -> Iterator[tuple[slice, np.ndarray[Any, Any]]]:
+    """PCG64's raw output from draw `skip` on, `size` draws in all, a block at a time, with
+    the slice of the output each block fills."""
+    bit_generator = PCG64(seed)
+    if skip:
+        bit_generator.advance(skip)
+    for start in range(0, size, _BLOCK):
+        count = min(_BLOCK, size - start)
+        yield slice(start, start + count), bit_generator.random_raw(count).astype(np.uint64)
 
 
 def _unit(raw: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -49,10 +64,14 @@ def _int_range(dtype: np.dtype[Any], low: int, high: int, raw: np.ndarray[Any, A
     so that full int64/uint64 ranges work without overflow."""
     span = high - low
     offsets = raw if span == 1 << 64 else raw % np.uint64(span)
-    wrapped = (offsets + np.uint64(low % (1 << 64))).astype(np.uint64)
+    return _wrapped(dtype, (offsets + np.uint64(low % (1 << 64))).astype(np.uint64))
+
+
+def _wrapped(dtype: np.dtype[Any], values: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """uint64 values that are integers of `dtype` modulo 2**64, as that type."""
     if dtype == np.uint64:
-        return wrapped
-    return wrapped.view(np.int64).astype(dtype)
+        return values
+    return values.view(np.int64).astype(dtype)
 
 
 def _param(params: Params, name: str, default: Any, kind: type | tuple[type, ...]) -> Any:
@@ -63,54 +82,128 @@ def _param(params: Params, name: str, default: Any, kind: type | tuple[type, ...
     return value
 
 
+def _shown(value: Any) -> str:
+    """A parameter's value for a message: an integer too long to read by its digit count."""
+    if isinstance(value, int) and abs(value) >= 10**40:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return repr(value)
+
+
+def _float_param(params: Params, name: str, default: float, dtype: np.dtype[Any], *, finite: bool = True) -> float:
+    """A number parameter for a float type: it must be a number that `dtype` holds (rounded
+    to nearest, as values in `data` are), and finite unless `finite` is false."""
+    value = _param(params, name, default, (int, float))
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond float64's range
+        raise GeneratorError(name, f"{_shown(value)} is beyond {name_of(dtype)}'s range") from None
+    if math.isnan(as_float):
+        if finite:
+            raise GeneratorError(name, f"{name} is NaN; it must be a finite number")
+        return as_float
+    if math.isinf(as_float):
+        if finite:
+            raise GeneratorError(name, f"{name} is {as_float}; it must be a finite number")
+        return as_float
+    rounded = _cast(np.array(as_float, dtype=np.float64), dtype).astype(np.float64)
+    if not np.isfinite(rounded):
+        limit = float(ml_dtypes.finfo(dtype).max)  # type: ignore[no-untyped-call]
+        raise GeneratorError(
+            name, f"{value!r} is beyond {name_of(dtype)}'s range (largest finite value {limit!r})"
+        )
+    return as_float
+
+
+def _int_param(params: Params, name: str, default: int, dtype: np.dtype[Any]) -> int:
+    value = int(_param(params, name, default, int))
+    info = np.iinfo(dtype)
+    if not info.min <= value <= info.max:
+        raise GeneratorError(name, f"{_shown(value)} is not representable in {name_of(dtype)} "
+                             f"(range {info.min}..{info.max})")
+    return value
+
+
 def uniform(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
-    raw = _raw(seed, size)
+    out = np.empty(size, dtype=dtype)
     if is_float(dtype):
-        low = float(_param(params, "low", -1.0, (int, float)))
-        high = float(_param(params, "high", 1.0, (int, float)))
+        low = _float_param(params, "low", -1.0, dtype)
+        high = _float_param(params, "high", 1.0, dtype)
         if not low < high:
             raise GeneratorError("high", f"needs low < high, got {low} and {high}")
-        return _cast(low + (high - low) * _unit(raw), dtype)
+        span = high - low
+        if math.isinf(span):
+            raise GeneratorError("high", f"high - low = {high} - {low} overflows float64")
+        for where, raw in _blocks(seed, size):
+            out[where] = _cast(low + span * _unit(raw), dtype)
+        return out
     info = np.iinfo(dtype)
-    low = int(_param(params, "low", max(info.min, -100), int))
-    high = int(_param(params, "high", min(info.max + 1, 101), int))
-    if not info.min <= low < high <= info.max + 1:
-        raise GeneratorError("high", f"needs {info.min} <= low < high <= {info.max + 1}")
-    return _int_range(dtype, low, high, raw)
+    low_i = int(_param(params, "low", max(info.min, -100), int))
+    high_i = int(_param(params, "high", min(info.max + 1, 101), int))
+    if not info.min <= low_i <= info.max:
+        raise GeneratorError("low", f"needs {info.min} <= low < high <= {info.max + 1}, got low = {_shown(low_i)}")
+    if not info.min < high_i <= info.max + 1:
+        raise GeneratorError("high", f"needs {info.min} <= low < high <= {info.max + 1}, got high = {_shown(high_i)}")
+    if not low_i < high_i:
+        raise GeneratorError("high", f"needs low < high, got {low_i} and {high_i}")
+    for where, raw in _blocks(seed, size):
+        out[where] = _int_range(dtype, low_i, high_i, raw)
+    return out
 
 
 def few_distinct(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
-    """Values from {0, 1, ..., count-1}: heavy ties."""
+    """Values from {0, 1, ..., count-1}: heavy ties. Every element type holds 0..99 exactly."""
     count = int(_param(params, "count", 3, int))
     if not 1 <= count <= 100:
-        raise GeneratorError("count", f"needs 1 <= count <= 100, got {count}")
-    return _cast((_raw(seed, size) % np.uint64(count)).astype(np.int64), dtype)
+        raise GeneratorError("count", f"needs 1 <= count <= 100, got {_shown(count)}")
+    out = np.empty(size, dtype=dtype)
+    for where, raw in _blocks(seed, size):
+        out[where] = _cast((raw % np.uint64(count)).astype(np.int64), dtype)
+    return out
 
 
 def constant(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
     if is_float(dtype):
-        value = float(_param(params, "value", 0.0, (int, float)))
-        return _cast(np.full(size, value, dtype=np.float64), dtype)
-    value_i = int(_param(params, "value", 0, int))
-    info = np.iinfo(dtype)
-    if not info.min <= value_i <= info.max:
-        raise GeneratorError("value", f"{value_i} is not representable in {name_of(dtype)}")
-    return np.full(size, value_i, dtype=dtype)
+        value = _float_param(params, "value", 0.0, dtype, finite=False)
+        out = _cast(np.full(size, value, dtype=np.float64), dtype)
+        if math.isnan(value):  # the type's default quiet NaN, whatever NaN YAML's .nan made
+            out.view(np.dtype(f"u{dtype.itemsize}"))[:] = NAN_BITS[name_of(dtype)]
+        return out
+    return np.full(size, _int_param(params, "value", 0, dtype), dtype=dtype)
 
 
 def arange(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
     """start, start+step, ... in flat order (descending with a negative step)."""
-    start = _param(params, "start", 0, (int, float))
-    step = _param(params, "step", 1, (int, float))
+    out = np.empty(size, dtype=dtype)
     if is_float(dtype):
-        return _cast(start + step * np.arange(size, dtype=np.float64), dtype)
-    if not isinstance(start, int) or not isinstance(step, int):
-        raise GeneratorError("step", f"start and step must be integers for {name_of(dtype)}")
+        start = _float_param(params, "start", 0, dtype)
+        step = _float_param(params, "step", 1, dtype)
+        for block in range(0, size, _BLOCK):
+            end = min(block + _BLOCK, size)
+            with np.errstate(over="ignore", invalid="ignore"):
+                values = _cast(start + step * np.arange(block, end, dtype=np.float64), dtype)
+            bad = np.flatnonzero(~np.isfinite(values))
+            if bad.size:
+                at = block + int(bad[0])
+                raise GeneratorError(
+                    "step", f"start + i*step = {start!r} + {at}*{step!r} leaves {name_of(dtype)}'s range at i = {at}"
+                )
+            out[block:end] = values
+        return out
+    start_i = _param(params, "start", 0, (int, float))
+    step_i = _param(params, "step", 1, (int, float))
+    if not isinstance(start_i, int) or not isinstance(step_i, int):
+        bad_name = "start" if not isinstance(start_i, int) else "step"
+        raise GeneratorError(bad_name, f"start and step must be integers for {name_of(dtype)}")
     info = np.iinfo(dtype)
-    last = start + step * max(size - 1, 0)
-    if not (info.min <= start <= info.max and info.min <= last <= info.max):
-        raise GeneratorError("step", f"{start}..{last} leaves the range of {name_of(dtype)}")
-    return np.array([start + step * i for i in range(size)], dtype=dtype)
+    last = start_i + step_i * max(size - 1, 0)
+    if not (info.min <= start_i <= info.max and info.min <= last <= info.max):
+        raise GeneratorError("step", f"{start_i}..{last} leaves the range of {name_of(dtype)}")
+    step_u, start_u = np.uint64(step_i % (1 << 64)), np.uint64(start_i % (1 << 64))
+    for block in range(0, size, _BLOCK):
+        end = min(block + _BLOCK, size)
+        # Exact modulo 2**64, and every value is within the type's range.
+        out[block:end] = _wrapped(dtype, np.arange(block, end, dtype=np.uint64) * step_u + start_u)
+    return out
 
 
 def iota(dtype: np.dtype[Any], shape: tuple[int, ...], axis: int, params: Params) -> np.ndarray[Any, Any]:
@@ -123,15 +216,7 @@ def iota(dtype: np.dtype[Any], shape: tuple[int, ...], axis: int, params: Params
     n = shape[axis]
     if is_float(dtype):
         exact = [_in_dtype(value, dtype, name) for name, value in (("start", start), ("step", step))]
-        wanted = [exact[0] + j * exact[1] for j in range(n)]
-        ramp = _cast(np.array([float(v) for v in wanted], dtype=np.float64), dtype)
-        held = ramp.astype(np.float64).tolist()
-        for j, (want, got) in enumerate(zip(wanted, held, strict=True)):
-            if not np.isfinite(got) or Fraction(got) != want:
-                raise GeneratorError(
-                    "", f"iota: start + j*step = {float(want)!r} at j={j} is not exactly "
-                    f"representable in {name_of(dtype)} ({got!r} there); the ramp must hold exactly"
-                )
+        ramp = _exact_float_ramp(exact[0], exact[1], n, dtype)
     else:
         if not isinstance(start, int) or not isinstance(step, int):
             bad = "start" if not isinstance(start, int) else "step"
@@ -145,10 +230,57 @@ def iota(dtype: np.dtype[Any], shape: tuple[int, ...], axis: int, params: Params
                 "", f"iota: start + j*step runs {start}..{last} along the axis (length {n}), "
                 f"outside {name_of(dtype)}'s range {info.min}..{info.max}"
             )
-        ramp = np.array([start + j * step for j in range(n)], dtype=dtype)
+        ramp = _wrapped(dtype, np.arange(n, dtype=np.uint64) * np.uint64(step % (1 << 64))
+                        + np.uint64(start % (1 << 64)))
     along = [1] * len(shape)
     along[axis] = n
     return np.broadcast_to(ramp.reshape(along), shape).copy()
+
+
+def _exact_float_ramp(start: Fraction, step: Fraction, n: int, dtype: np.dtype[Any]) -> np.ndarray[Any, Any]:
+    """start + j*step for j < n in `dtype`, each element exactly that value, or a
+    GeneratorError at the first that is not. start and step are dyadic rationals (values of
+    a float type): with a common denominator 2**e the ramp is (A + j*B) / 2**e, computed in
+    int64 and checked in bulk where it fits, else element by element in exact arithmetic."""
+    denominator = max(start.denominator, step.denominator)  # both powers of two
+    first = int(start * denominator)
+    stride = int(step * denominator) if n > 1 else 0  # one element: step plays no part
+    bound = max(abs(first), abs(first + stride * max(n - 1, 0)))
+    ramp = np.empty(n, dtype=dtype)
+    if bound < 1 << 62:
+        exponent = -(denominator.bit_length() - 1)
+        for block in range(0, n, _BLOCK):
+            end = min(block + _BLOCK, n)
+            scaled = first + np.arange(block, end, dtype=np.int64) * stride  # exact: |values| < 2**62
+            wide = scaled.astype(np.float64)
+            exact = wide.astype(np.int64) == scaled  # the integer survives float64
+            wanted = np.ldexp(wide, exponent)  # exact where `exact` (a power-of-two scaling)
+            held = _cast(wanted, dtype)
+            with np.errstate(invalid="ignore"):
+                good = exact & np.isfinite(held.astype(np.float64)) & (held.astype(np.float64) == wanted)
+            if not good.all():
+                j = block + int(np.flatnonzero(~good)[0])
+                _not_exact(start + j * step, float(held.astype(np.float64)[j - block]), j, dtype)
+            ramp[block:end] = held
+        return ramp
+    for j in range(n):  # huge numerators: the first inexact element comes early (see docs)
+        want = start + j * step
+        got = float(_cast(np.array(float(want), dtype=np.float64), dtype).astype(np.float64))
+        if not math.isfinite(got) or Fraction(got) != want:
+            _not_exact(want, got, j, dtype)
+        ramp[j] = got
+    return ramp
+
+
+def _not_exact(want: Fraction, got: float, j: int, dtype: np.dtype[Any]) -> None:
+    try:
+        shown = repr(float(want))
+    except OverflowError:
+        shown = str(want)
+    raise GeneratorError(
+        "", f"iota: start + j*step = {shown} at j={j} is not exactly "
+        f"representable in {name_of(dtype)} ({got!r} there); the ramp must hold exactly"
+    )
 
 
 def _in_dtype(value: int | float, dtype: np.dtype[Any], name: str) -> Fraction:
@@ -156,7 +288,7 @@ def _in_dtype(value: int | float, dtype: np.dtype[Any], name: str) -> Fraction:
     try:
         as_float = float(value)
     except OverflowError:
-        raise GeneratorError(name, f"{value!r} is not representable in {name_of(dtype)}") from None
+        raise GeneratorError(name, f"{_shown(value)} is not representable in {name_of(dtype)}") from None
     rounded = _cast(np.array(as_float, dtype=np.float64), dtype).astype(np.float64)
     if not np.isfinite(rounded):
         raise GeneratorError(name, f"{value!r} is not representable in {name_of(dtype)}")
@@ -164,18 +296,27 @@ def _in_dtype(value: int | float, dtype: np.dtype[Any], name: str) -> Fraction:
 
 
 def special(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
-    """Uniform values in [-1, 1) with NaN, +inf, -inf, +0.0 and -0.0 mixed in at `rate`."""
+    """Uniform values in [-1, 1) with NaN, +inf, -inf, +0.0 and -0.0 mixed in at `rate`.
+    Draws 0..size-1 make the values, size..2*size-1 pick where specials go, 2*size..3*size-1
+    which special."""
     if not is_float(dtype):
         raise GeneratorError("name", f"'special' needs a float dtype, not {name_of(dtype)}")
-    rate = float(_param(params, "rate", 0.25, (int, float)))
+    value = _param(params, "rate", 0.25, (int, float))
+    try:
+        rate = float(value)
+    except OverflowError:
+        rate = math.inf
     if not 0.0 <= rate <= 1.0:
-        raise GeneratorError("rate", f"needs 0 <= rate <= 1, got {rate}")
-    raw = _raw(seed, 3 * size)
-    values = -1.0 + 2.0 * _unit(raw[:size])
+        raise GeneratorError("rate", f"needs 0 <= rate <= 1, got {_shown(value)}")
     specials = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0])
-    mixed = _unit(raw[size : 2 * size]) < rate
-    choice = (raw[2 * size :] % np.uint64(len(specials))).astype(np.int64)
-    return _cast(np.where(mixed, specials[choice], values), dtype)
+    out = np.empty(size, dtype=dtype)
+    streams = zip(_blocks(seed, size), _blocks(seed, size, size), _blocks(seed, size, 2 * size), strict=True)
+    for (where, values_raw), (_, mixed_raw), (_, choice_raw) in streams:
+        values = -1.0 + 2.0 * _unit(values_raw)
+        mixed = _unit(mixed_raw) < rate
+        choice = (choice_raw % np.uint64(len(specials))).astype(np.int64)
+        out[where] = _cast(np.where(mixed, specials[choice], values), dtype)
+    return out
 
 
 def extremes(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.ndarray[Any, Any]:
@@ -194,8 +335,10 @@ def extremes(dtype: np.dtype[Any], size: int, seed: int, params: Params) -> np.n
         if info_i.min < 0:
             pool_i.add(-1)
         candidates = np.array(sorted(pool_i), dtype=dtype)
-    choice = (_raw(seed, size) % np.uint64(len(candidates))).astype(np.int64)
-    return candidates[choice]
+    out = np.empty(size, dtype=dtype)
+    for where, raw in _blocks(seed, size):
+        out[where] = candidates[(raw % np.uint64(len(candidates))).astype(np.int64)]
+    return out
 
 
 def _prev_float(value: np.ndarray[Any, Any], dtype: np.dtype[Any]) -> Any:
@@ -231,12 +374,13 @@ _PARAMS = {
 
 
 def generate(spec: Params, dtype: np.dtype[Any], shape: tuple[int, ...], axis: int = -1) -> np.ndarray[Any, Any]:
-    """The input `spec` describes; `axis` is the case's (iota runs along it)."""
+    """The input `spec` describes; `axis` is the case's (iota runs along it). The caller
+    bounds the element count (the loader refuses shapes beyond TOPK_MAX_ELEMENTS first)."""
     name = spec["name"]
     unknown = set(spec) - _COMMON - _PARAMS[name]
     if unknown:
         raise GeneratorError(sorted(unknown)[0], f"'{name}' takes no parameter {sorted(unknown)[0]!r}")
     if name in AXIS_GENERATORS:
         return AXIS_GENERATORS[name](dtype, shape, axis % len(shape), spec)
-    size = int(np.prod(shape, dtype=np.int64))
+    size = math.prod(shape)  # Python ints: never wraps
     return GENERATORS[name](dtype, size, int(spec.get("seed", 0)), spec).reshape(shape)
