@@ -1,13 +1,21 @@
 """Reading case files: safe YAML, the shipped JSON Schema, then types, shapes and values
 checked against each other. Every problem is one line naming file, case and field; a bad
-case or file never stops the others."""
+case or file never stops the others: whatever goes wrong while loading one file (an
+exception of any kind included) becomes that file's or that case's error.
+
+What one file may cost is bounded (`Limits`): its size, YAML nesting depth, alias uses and
+what they expand to, its number of cases, elements per case, and the length of an error line. Each limit has an
+environment variable that raises it (TOPK_MAX_FILE_BYTES, ...; see docs/broken-input.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import os
 import re
-from collections.abc import Iterable, Sequence
+import stat
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -17,10 +25,10 @@ from typing import Any
 import jsonschema
 import numpy as np
 import yaml
-from yaml.composer import Composer
+from yaml.composer import Composer, ComposerError
 from yaml.constructor import SafeConstructor
-from yaml.events import ScalarEvent, SequenceEndEvent
-from yaml.nodes import ScalarNode, SequenceNode
+from yaml.events import AliasEvent, ScalarEvent, SequenceEndEvent, SequenceStartEvent
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 from yaml.parser import Parser
 from yaml.reader import Reader
 from yaml.resolver import Resolver
@@ -60,6 +68,85 @@ class _Bad(Exception):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+# --- what one file may cost ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What loading one case file may cost. Anything beyond is that file's or case's error,
+    naming the limit and the environment variable that raises it (`LIMIT_VARIABLES`);
+    `from_environment()` reads them, and load_cases/load_file use it when given no limits."""
+
+    file_bytes: int = 64 * 1024 * 1024  # the file's size (loading costs about 20 times it in memory)
+    cases: int = 10_000  # cases in the file (each costs a schema check, ~0.2-0.5 ms)
+    nodes: int = 250_000  # YAML nodes made one by one (~10 us each): all but plain lists' numbers
+    elements: int = 100_000_000  # elements of one case's input: a dimension, and their product
+    depth: int = 64  # YAML collections nested in one another (a case needs about 13)
+    aliases: int = 1_000  # YAML alias uses (*name) in the file
+    alias_nodes: int = 100_000  # YAML nodes those aliases stand for, expanded, in all
+    error_chars: int = 1_000  # characters of one error line; longer messages are cut
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str] | None = None) -> Limits:
+        environ = os.environ if environ is None else environ
+        values: dict[str, int] = {}
+        for name, variable in LIMIT_VARIABLES.items():
+            text = environ.get(variable)
+            if text is None or not text.strip():
+                continue
+            try:
+                value = int(text.strip())
+            except ValueError:
+                value = 0
+            if value < 1:
+                raise LimitsError(f"{variable}={text!r} is not a whole number of at least 1")
+            values[name] = value
+        return cls(**values)
+
+    def note(self, name: str) -> str:
+        """How a message names the limit `name` and how to raise it."""
+        variable = LIMIT_VARIABLES[name]
+        return f"the limit is {variable}={getattr(self, name)}; set that environment variable higher to allow more"
+
+
+LIMIT_VARIABLES: dict[str, str] = {
+    "file_bytes": "TOPK_MAX_FILE_BYTES",
+    "cases": "TOPK_MAX_CASES",
+    "nodes": "TOPK_MAX_NODES",
+    "elements": "TOPK_MAX_ELEMENTS",
+    "depth": "TOPK_MAX_DEPTH",
+    "aliases": "TOPK_MAX_ALIASES",
+    "alias_nodes": "TOPK_MAX_ALIAS_NODES",
+    "error_chars": "TOPK_MAX_ERROR_CHARS",
+}
+
+
+class LimitsError(ValueError):
+    """An environment variable of LIMIT_VARIABLES that is not a whole number >= 1."""
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _clip(text: str, most: int) -> str:
+    """`text`, cut to about `most` characters with a note of how much was cut."""
+    if len(text) <= most:
+        return text
+    keep = max(most - 40, 10)
+    return f"{text[:keep]}… ({len(text) - keep} more characters cut)"
+
+
+def _error(file: str, case: str | None, field: str, message: str, limits: Limits) -> CaseError:
+    """A CaseError whose line stays within limits.error_chars (short of a very long path):
+    the case id and field cut to a quarter of it each, the message to what is left."""
+    most = limits.error_chars
+    if case is not None:
+        case = _clip(case, max(most // 4, 20))
+    field = _clip(field, max(most // 4, 20))
+    room = most - len(str(CaseError(file, case, field, "")))
+    return CaseError(file, case, field, _clip(message, max(room, 60)))
 
 
 # --- YAML -----------------------------------------------------------------------------------
@@ -122,8 +209,132 @@ class _PlainSequenceNode(SequenceNode):
         self._nodes = nodes or None
 
 
+class _Refused(yaml.YAMLError):
+    """A file beyond a limit that must stop its loading at once (depth, aliases)."""
+
+
+class _Problem:
+    """Where the YAML loader refused a node (an alias inside a tensor, or one that refers to
+    a node containing it), it leaves one of these in the document, so that the error names the
+    case and field it is in."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __repr__(self) -> str:
+        return "<refused>"
+
+
+_PROBLEM_TAG = "tag:topk-conformance.invalid,2025:refused"
+_TENSOR_KEYS = frozenset({"data", "values", "indices"})
+
+
+def _at(mark: Any) -> str:
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
+
+
 class _Composer(Composer):
-    """Mixed into a loader with a parser (check_event, peek_event, get_event) and a resolver."""
+    """Mixed into a loader with a parser (check_event, peek_event, get_event) and a resolver.
+
+    Besides keeping plain scalar sequences raw, it bounds what the file may cost (`Limits`):
+    nesting deeper than limits.depth stops the file at once (before Python's recursion limit,
+    and before libyaml spends time quadratic in the depth on the rest); every alias use
+    counts, and so does every node it stands for, expanded, so that a "billion laughs" stops
+    at once; and an alias inside `data`, `values` or `indices`, or one that refers to a node
+    that contains it, is left as a _Problem (the case's error) instead of sharing a node."""
+
+    def __init__(self) -> None:
+        Composer.__init__(self)
+        self.limits = Limits()
+        self.problems = 0  # _Problem nodes made
+        self._depth = 0  # collections open around the node being composed
+        self._in_tensor = False  # inside the value of a `data`, `values` or `indices` key
+        self._alias_uses = 0
+        self._alias_nodes = 0
+        self._nodes = 0  # nodes composed so far, aliases counted expanded
+        self._made = 0  # nodes made one by one (limits.nodes)
+        self._sizes: dict[Any, int] = {}  # per finished anchor, the nodes it stands for
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        this: Any = self  # the loader this is mixed into
+        event = this.peek_event()
+        kind = type(event)
+        if kind is AliasEvent:
+            return self._alias(parent, index)
+        anchor = event.anchor
+        if anchor is not None and anchor in self.anchors:
+            raise ComposerError(f"found duplicate anchor {anchor!r}; first occurrence", self.anchors[anchor].start_mark,
+                                "second occurrence", event.start_mark)
+        before = self._nodes
+        self._nodes += 1
+        self._made += 1
+        if self._made > self.limits.nodes:
+            self._made_more(0, event)
+        this.descend_resolver(parent, index)
+        if kind is ScalarEvent:
+            node = this.compose_scalar_node(anchor)
+        elif self._depth >= self.limits.depth:
+            # At once: libyaml takes time quadratic in the depth to parse the rest of it.
+            raise _Refused(f"YAML nested deeper than {self.limits.depth} levels at {_at(event.start_mark)}; "
+                           f"{self.limits.note('depth')}")
+        else:
+            outer = self._in_tensor
+            self._depth += 1
+            self._in_tensor = outer or self._tensor_key(parent, index)
+            if kind is SequenceStartEvent:
+                node = this.compose_sequence_node(anchor)
+            else:
+                node = this.compose_mapping_node(anchor)
+            self._depth -= 1
+            self._in_tensor = outer
+        this.ascend_resolver()
+        if anchor is not None:
+            self._sizes[anchor] = self._nodes - before
+        return node
+
+    @staticmethod
+    def _tensor_key(parent: Any, index: Any) -> bool:
+        """Whether the node composed is the value of a `data`, `values` or `indices` key."""
+        return isinstance(parent, MappingNode) and isinstance(index, ScalarNode) and index.value in _TENSOR_KEYS
+
+    def _alias(self, parent: Any, index: Any) -> Any:
+        this: Any = self
+        limits = self.limits
+        event = this.get_event()
+        anchor = event.anchor
+        if anchor not in self.anchors:
+            raise ComposerError(None, None, f"found undefined alias {anchor!r}", event.start_mark)
+        self._alias_uses += 1
+        if self._alias_uses > limits.aliases:
+            raise _Refused(f"more than {limits.aliases} YAML aliases (the last at {_at(event.start_mark)}); "
+                           f"{limits.note('aliases')}")
+        tensor = self._in_tensor or self._tensor_key(parent, index)
+        size = self._sizes.get(anchor)
+        if tensor or size is None:
+            why = ("data, values and indices take no YAML aliases; write the values out or use a generator"
+                   if tensor else "it refers to a node that contains it")
+            return self._problem(f"the alias *{anchor} at {_at(event.start_mark)}: {why}", event)
+        self._alias_nodes += size
+        if self._alias_nodes > limits.alias_nodes:
+            raise _Refused(f"the YAML aliases up to *{anchor} at {_at(event.start_mark)} stand for "
+                           f"{self._alias_nodes} nodes, more than {limits.alias_nodes}; {limits.note('alias_nodes')}")
+        self._nodes += size
+        return self.anchors[anchor]
+
+    def _made_more(self, count: int, event: Any) -> None:
+        """Counts nodes made one by one, which cost about 10 us each (a list of plain
+        numbers costs about a tenth of that per number, and is bounded by the file's size)."""
+        self._made += count
+        if self._made > self.limits.nodes:
+            raise _Refused(f"more than {self.limits.nodes} YAML nodes (mappings, lists, strings, and numbers outside "
+                           f"plain lists of numbers), the last at {_at(event.start_mark)}; {self.limits.note('nodes')}")
+
+    def _problem(self, message: str, event: Any) -> ScalarNode:
+        self.problems += 1
+        self._nodes += 1
+        return ScalarNode(_PROBLEM_TAG, message, event.start_mark, event.end_mark)
 
     def compose_sequence_node(self, anchor: Any) -> SequenceNode:
         this: Any = self  # the loader this is mixed into
@@ -141,6 +352,7 @@ class _Composer(Composer):
                 quoted.add(len(texts))
             texts.append(event.value)
             event = peek()
+        self._nodes += len(texts)
         node: SequenceNode
         if type(event) is SequenceEndEvent:
             node = _PlainSequenceNode(tag, texts, quoted, start.start_mark, None, start.flow_style)
@@ -151,6 +363,7 @@ class _Composer(Composer):
             node = SequenceNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
             if anchor is not None:
                 self.anchors[anchor] = node
+            self._made_more(len(texts), start)
             for index, text in enumerate(texts):
                 implicit = (index not in quoted, index in quoted)
                 node.value.append(ScalarNode(
@@ -165,6 +378,46 @@ class _Composer(Composer):
 
 
 class _Constructor(SafeConstructor):
+    """Besides converting plain scalar sequences in bulk: records every mapping that gives a
+    key twice (`repeated`, by the dict's id), which the loader reports naming the key instead
+    of keeping the last value; and turns the composer's refused nodes into _Problem objects."""
+
+    def __init__(self) -> None:
+        SafeConstructor.__init__(self)
+        self.repeated: dict[int, tuple[dict[Any, Any], list[tuple[Any, str]]]] = {}
+
+    def construct_yaml_map(self, node: MappingNode) -> Any:
+        data: dict[Any, Any] = {}
+        yield data
+        repeated = self._repeated_keys(node)
+        data.update(self.construct_mapping(node))
+        if repeated:
+            self.repeated[id(data)] = (data, repeated)
+
+    def _repeated_keys(self, node: MappingNode) -> list[tuple[Any, str]]:
+        """The keys this mapping itself gives more than once (a merge key's values may be
+        overridden: those are not counted)."""
+        seen: dict[Any, Any] = {}
+        repeated: list[tuple[Any, str]] = []
+        for key_node, _ in node.value:
+            if not isinstance(key_node, ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # unhashable: construct_mapping says so
+                continue
+            if first is not key_node:
+                earlier = self.construct_object(first)
+                what = (f"the key {key!r} is given twice" if repr(earlier) == repr(key)
+                        else f"the keys {earlier!r} and {key!r} are one key")
+                repeated.append((key, f"{what} in one mapping ({_at(first.start_mark)} and "
+                                      f"{_at(key_node.start_mark)}); a key may appear once, not last-wins"))
+        return repeated
+
+    def construct_problem(self, node: ScalarNode) -> _Problem:
+        return _Problem(str(node.value))
+
     def construct_yaml_seq(self, node: SequenceNode) -> Any:
         if isinstance(node, _PlainSequenceNode):
             return self._plain_items(node)
@@ -186,6 +439,7 @@ class _Constructor(SafeConstructor):
             if _FLOATS.fullmatch(joined):
                 return list(map(float, texts))
         items: list[Any] = []
+        made: Any = self  # the loader, a _Composer too
         for index, text in enumerate(texts):
             if index in node.quoted:
                 items.append(text)
@@ -194,6 +448,7 @@ class _Constructor(SafeConstructor):
             elif _FLOAT.fullmatch(text):
                 items.append(float(text))
             else:
+                made._made_more(1, node)
                 tag = self.resolve(ScalarNode, text, (True, False))  # type: ignore[attr-defined]
                 items.append(self.construct_object(ScalarNode(tag, text, node.start_mark, node.end_mark)))
         return items
@@ -201,6 +456,8 @@ class _Constructor(SafeConstructor):
 
 _Constructor.add_constructor("tag:yaml.org,2002:seq", _Constructor.construct_yaml_seq)  # type: ignore[type-var]
 _Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)  # type: ignore[type-var]
+_Constructor.add_constructor("tag:yaml.org,2002:map", _Constructor.construct_yaml_map)  # type: ignore[type-var]
+_Constructor.add_constructor(_PROBLEM_TAG, _Constructor.construct_problem)  # type: ignore[type-var]
 
 
 class _YamlLoader(Reader, Scanner, Parser, _Composer, _Constructor, _Resolver):
@@ -238,9 +495,32 @@ else:  # pragma: no cover - depends on how PyYAML was built
     YAML_LOADER = _YamlLoader
 
 
-def read_yaml(text: str, loader: type | None = None) -> Any:
-    """One YAML document, safely: the loader case files are read with."""
-    return yaml.load(text, Loader=loader or YAML_LOADER)
+@dataclass
+class _Parsed:
+    document: Any
+    # id(dict) -> (the dict, [(key, message)]): mappings that give a key twice
+    repeated: dict[int, tuple[dict[Any, Any], list[tuple[Any, str]]]]
+    problems: int  # _Problem objects left in the document
+
+    @property
+    def suspect(self) -> bool:
+        return bool(self.repeated or self.problems)
+
+
+def _parse(text: str, loader: type | None = None, limits: Limits | None = None) -> _Parsed:
+    instance = (loader or YAML_LOADER)(text)
+    instance.limits = limits or Limits()
+    try:
+        document = instance.get_single_data()
+        return _Parsed(document, instance.repeated, instance.problems)
+    finally:
+        instance.dispose()
+
+
+def read_yaml(text: str, loader: type | None = None, limits: Limits | None = None) -> Any:
+    """One YAML document, safely: the loader case files are read with. Repeated keys and
+    refused nodes are left for load_file to report."""
+    return _parse(text, loader, limits).document
 
 
 @cache
@@ -274,17 +554,27 @@ def case_files(paths: Iterable[Path]) -> list[Path]:
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+            try:
+                found += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+            except OSError:  # an unreadable folder: loading it says why
+                found.append(path)
         else:
             found.append(path)
     return found
 
 
-def load_cases(paths: Sequence[Path]) -> CaseSet:
+def load_cases(paths: Sequence[Path], limits: Limits | None = None) -> CaseSet:
+    """Every case of every file; a file or case that cannot be loaded is an error in the
+    result, never an exception."""
     result = CaseSet()
     first_seen: dict[str, str] = {}
+    if limits is None:
+        try:
+            limits = Limits.from_environment()
+        except LimitsError:
+            limits = None  # each file then says what is wrong with the variable
     for path in case_files(paths):
-        for item in load_file(path):
+        for item in load_file(path, limits):
             if isinstance(item, CaseError):
                 result.errors.append(item)
             elif item.id in first_seen:
@@ -297,38 +587,153 @@ def load_cases(paths: Sequence[Path]) -> CaseSet:
     return result
 
 
-def load_file(path: Path) -> list[Case | CaseError]:
-    shown = _shown(path)
+def load_file(path: Path, limits: Limits | None = None) -> list[Case | CaseError]:
+    """The cases of one file, and an error for each that cannot be loaded (a file-level
+    error, case None, where the file as a whole cannot). Never raises."""
+    shown = str(path)
     try:
-        document = read_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return [CaseError(shown, None, "", f"cannot read: {exc}")]
+        shown = _shown(path)
+        limits = limits or Limits.from_environment()
+        return _load_file(path, shown, limits)
+    except Exception as exc:  # whatever it is, it is this file's error, not the run's end
+        return [_error(shown, None, "", _crash(exc), limits or Limits())]
+
+
+def _crash(exc: BaseException) -> str:
+    if isinstance(exc, LimitsError):
+        return str(exc)
+    if isinstance(exc, MemoryError):
+        return "could not be loaded: out of memory"
+    return f"could not be loaded: {type(exc).__name__}: {exc}"
+
+
+def _load_file(path: Path, shown: str, limits: Limits) -> list[Case | CaseError]:
+    def file_error(message: str, field: str = "") -> list[Case | CaseError]:
+        return [_error(shown, None, field, message, limits)]
+
+    try:
+        text = _read_text(path, limits)
+    except _Bad as bad:
+        return file_error(bad.message)
+    except UnicodeDecodeError as exc:
+        return file_error(f"not UTF-8 text ({exc.reason} at byte {exc.start}); case files are UTF-8")
+    except OSError as exc:
+        return file_error(f"cannot read: {exc.strerror or exc}")
+    try:
+        parsed = _parse(text, limits=limits)
+    except _Refused as exc:
+        return file_error(str(exc))
     except (yaml.YAMLError, ValueError) as exc:  # ValueError: a date like 2001-13-45
-        return [CaseError(shown, None, "", f"not valid YAML: {' '.join(str(exc).split())}")]
-    if not isinstance(document, dict) or not isinstance(document.get("cases"), list):
-        return [CaseError(shown, None, "cases", "the file must be a mapping with a list 'cases'")]
-    extra = sorted(set(document) - {"cases"})
+        return file_error(f"not valid YAML: {_yaml_message(exc)}")
+    document = parsed.document
+    structure = _file_structure(document)
+    if structure:
+        return file_error(structure, "cases")
+    if id(document) in parsed.repeated:
+        return [_error(shown, None, str(key), message, limits) for key, message in parsed.repeated[id(document)][1]]
+    if len(document["cases"]) > limits.cases:
+        return file_error(f"{len(document['cases'])} cases, more than {limits.cases} in one file; "
+                          f"{limits.note('cases')}", "cases")
     items: list[Case | CaseError] = []
+    extra = sorted((str(key) for key in document if key != "cases"), key=str)
     if extra:
-        items.append(CaseError(shown, None, extra[0], "unknown top-level field"))
+        items.append(_error(shown, None, extra[0], "unknown top-level field (the only one is 'cases')", limits))
     for position, raw in enumerate(document["cases"]):
         case_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         label = case_id if case_id is not None else f"#{position + 1}"
         try:
-            items.append(_build_case(raw, path))
+            items.append(_build_case(raw, path, limits, parsed))
         except _Bad as bad:
-            items.append(CaseError(shown, label, bad.field, bad.message))
+            items.append(_error(shown, label, bad.field, bad.message, limits))
+        except Exception as exc:  # a case that breaks the loader is that case's error
+            items.append(_error(shown, label, "", _crash(exc), limits))
     return items
+
+
+def _read_text(path: Path, limits: Limits) -> str:
+    """The file's text, refusing what is not a regular file (a FIFO would block, a device
+    never end) or is larger than limits.file_bytes, before reading it."""
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise _Bad("", "cannot read: it is a folder")
+    if not stat.S_ISREG(info.st_mode):
+        raise _Bad("", "cannot read: not a regular file")
+    most = limits.file_bytes
+    if info.st_size > most:
+        raise _Bad("", f"the file is {info.st_size} bytes, more than {most}; {limits.note('file_bytes')}")
+    with path.open("rb") as stream:
+        data = stream.read(most + 1)
+    if len(data) > most:
+        raise _Bad("", f"the file is more than {most} bytes; {limits.note('file_bytes')}")
+    return data.decode("utf-8")
+
+
+def _yaml_message(exc: Exception) -> str:
+    text = " ".join(str(exc).split()).replace(' in "<unicode string>",', ",")
+    if "integer string conversion" in text:  # Python reads no int of more than 4300 digits
+        return "an integer of more than 4300 digits"
+    return text
+
+
+def _file_structure(document: Any) -> str:
+    """What is wrong with the file's top level, or ""."""
+    if document is None:
+        return "the file holds no YAML document; a case file is a mapping with a list 'cases'"
+    if not isinstance(document, dict):
+        return f"the file is a {_kind(document)}, not a mapping with a list 'cases'"
+    if "cases" not in document:
+        return "no 'cases': a case file is a mapping with a list 'cases'"
+    cases = document["cases"]
+    if isinstance(cases, _Problem):
+        return cases.message
+    if not isinstance(cases, list):
+        return f"'cases' is a {_kind(cases)}; the file must be a mapping with a list 'cases'"
+    return ""
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "number", float: "number",
+             type(None): "null (nothing)"}
+    return names.get(type(value), "number" if isinstance(value, int) else type(value).__name__)
+
+
+def _find_problem(value: Any, where: str, parsed: _Parsed) -> tuple[str, str] | None:
+    """The first repeated key or refused node in `value`, as (field, message)."""
+    if type(value) is _Problem:
+        return where, value.message
+    if isinstance(value, dict):
+        repeated = parsed.repeated.get(id(value))
+        if repeated is not None:
+            key, message = repeated[1][0]
+            return _join(where, str(key)), message
+        for key, item in value.items():
+            found = _find_problem(item, _join(where, str(key)), parsed)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if type(item) in (int, float, str):
+                continue
+            found = _find_problem(item, f"{where}[{index}]", parsed)
+            if found is not None:
+                return found
+    return None
 
 
 def _shown(path: Path) -> str:
     try:
         return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
+    except (ValueError, OSError):
         return str(path)
 
 
-def _build_case(raw: Any, path: Path) -> Case:
+def _build_case(raw: Any, path: Path, limits: Limits, parsed: _Parsed) -> Case:
+    if parsed.suspect:
+        found = _find_problem(raw, "", parsed)
+        if found is not None:
+            raise _Bad(*found)
+    if not isinstance(raw, dict):
+        raise _Bad("case", f"a case is a mapping (id, source, input, axis, k, ...), not a {_kind(raw)}")
     _check_schema(raw)
     for position, entry in enumerate(raw.get("graphs", ())):
         if unknown_graph_entries([entry]):
@@ -337,9 +742,12 @@ def _build_case(raw: Any, path: Path) -> Case:
     spec = raw["input"]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])
+    _check_size(shape, limits)
     axis, k = raw["axis"], raw["k"]
     if not -len(shape) <= axis < len(shape):
         raise _Bad("axis", f"{axis} is out of range for rank {len(shape)} (valid: {-len(shape)}..{len(shape) - 1})")
+    if not _INT64_MIN <= k <= _INT64_MAX:  # the schema says so too; K is made an int64 tensor below
+        raise _Bad("k", f"{k} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); K is an int64 in every graph")
     if "data" in spec:
         x = _tensor(spec["data"], shape, dtype, "input.data")
     else:
@@ -369,8 +777,44 @@ def _build_case(raw: Any, path: Path) -> Case:
     return case
 
 
+def _check_size(shape: tuple[int, ...], limits: Limits) -> None:
+    """Refuses a shape of more than limits.elements elements (or a dimension of more, as in
+    [0, 2**63]) before anything is allocated; the product is a Python int, which never wraps."""
+    most = limits.elements
+    for position, size in enumerate(shape):
+        if size > most:
+            raise _Bad(f"input.shape[{position}]", f"{size} is more than the {most} elements a case may have; "
+                       f"{limits.note('elements')}")
+    count = math.prod(shape)
+    if count > most:
+        raise _Bad("input.shape", f"{' x '.join(map(str, shape))} is {count} elements, more than the {most} "
+                   f"a case may have; {limits.note('elements')}")
+
+
+def _schema_view(raw: Any) -> Any:
+    """The case as the schema checks it. The schema checks tensors (data, values, indices)
+    only to be lists, so they are left empty here: a schema message, which spells out the
+    instance it is about, then never spells out a tensor."""
+    if not isinstance(raw, dict):
+        return raw
+    view = dict(raw)
+
+    def emptied(holder: Any, keys: tuple[str, ...]) -> Any:
+        if not isinstance(holder, dict):
+            return holder
+        return {key: ([] if key in keys and isinstance(value, list) else value) for key, value in holder.items()}
+
+    if "input" in view:
+        view["input"] = emptied(view["input"], ("data",))
+    if "expected" in view:
+        view["expected"] = emptied(view["expected"], ("values", "indices"))
+    if isinstance(view.get("expected_any"), list):
+        view["expected_any"] = [emptied(answer, ("values", "indices")) for answer in view["expected_any"]]
+    return view
+
+
 def _check_schema(raw: Any) -> None:
-    error = jsonschema.exceptions.best_match(_case_validator().iter_errors(raw))
+    error = jsonschema.exceptions.best_match(_case_validator().iter_errors(_schema_view(raw)))
     if error is None:
         return
     where = _field_path(error.absolute_path)
@@ -385,6 +829,9 @@ def _check_schema(raw: Any) -> None:
         raise _Bad("input", "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
         raise _Bad("expected_any", "give either 'expected' or 'expected_any', not both")
+    if error.validator in ("minimum", "maximum") and where in ("k", "axis"):
+        raise _Bad(where, f"{error.instance} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); "
+                   f"{'K' if where == 'k' else 'the axis'} is an int64 in every graph")
     raise _Bad(where or "case", error.message)
 
 

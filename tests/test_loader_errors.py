@@ -146,6 +146,20 @@ MALFORMED: dict[str, tuple[str, str]] = {
                       "      - {values: [[3, 2], [6, x]], indices: [[2, 1], [2, 1]]}"),
         "expected_any[1].values[1][1]"),
     "graphs-unknown": (one_case(rest="axis: 1\n    k: 2\n    graphs: [onnx-opset11, openvino-topk12]"), "graphs[1]"),
+    # Hostile input (tests/test_broken_input.py has the whole corpus): still one line, naming the field.
+    "duplicate-key": (one_case(rest="axis: 1\n    k: 1\n    k: 3"), "k"),
+    "duplicate-key-in-input": (
+        one_case("{dtype: float32, dtype: int8, shape: [2, 3], data: [[1, 2, 3], [4, 5, 6]]}"), "input.dtype"),
+    "k-2**70-expecting-an-error": (one_case(rest=f"axis: 1\n    k: {2**70}\n    expect_error: true"), "k"),
+    "alias-in-data": (
+        one_case("{dtype: float32, shape: [2, 3], data: [&row [1, 2, 3], *row]}"), "input.data[1]"),
+    "generator-shape-2**63": (
+        one_case(f"{{dtype: float32, shape: [2, {2**63}], generator: {{name: uniform}}}}"), "input.shape[1]"),
+    "generator-10**9-elements": (
+        one_case("{dtype: float32, shape: [1000, 1000000], generator: {name: uniform}}"), "input.shape"),
+    "generator-uniform-infinite-bounds": (
+        one_case("{dtype: float32, shape: [2, 3], generator: {name: uniform, low: -.inf, high: .inf}}"),
+        "input.generator.low"),
 }
 
 
