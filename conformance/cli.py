@@ -21,7 +21,7 @@ from rich.table import Table
 
 from backends.base import Backend
 from backends.registry import all_backends, by_name
-from conformance import _corpus
+from conformance import _corpus, fuzz
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
 from conformance.loader import load_cases
@@ -51,6 +51,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _corpus.main(args, console)
     if args.command == "setup":
         return _setup(console)
+    if args.command == "fuzz":
+        return fuzz.main(args, console)
     if args.list_backends:
         everything = all_backends()
         executors = Executors(timeout=args.timeout)
@@ -102,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="with --baseline: also fail when a recorded discrepancy now passes or did not run")
     run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
     _corpus.add_parser(commands)
+    fuzz.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
     setup.add_argument("component", choices=["directml"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "

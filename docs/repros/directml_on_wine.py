@@ -60,6 +60,28 @@ def ort_dml(x, k, opset):  # one TopK node, K an initializer, through the Direct
     return values, out[out.rfind(b"TopK:"):].decode()  # ONNX Runtime's own placement record
 
 
+def ort_dml_k_input(x, k):  # TopK-11 with K a graph input: the first output's shape and values
+    node = helper.make_node("TopK", ["X", "K"], ["V", "I"], name="topk", axis=0)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("X", ELEM[x.dtype.type], list(x.shape)),
+                      helper.make_tensor_value_info("K", 7, [1])],
+        [helper.make_tensor_value_info("V", ELEM[x.dtype.type], None), helper.make_tensor_value_info("I", 7, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
+    model = model.SerializeToString()
+    body = struct.pack("<I", 0) + struct.pack("<Q", len(model)) + model + struct.pack("<I", 2)  # inputs X, K:
+    body += struct.pack("<I", 1) + b"X" + tensor(x) + struct.pack("<I", 1) + b"K" + tensor(np.array([k], np.int64))
+    body += struct.pack("<I", 2) + b"".join(struct.pack("<I", 1) + name + struct.pack("<IIIQ", 0, 0, 0, 0)
+                                            for name in (b"V", b"I"))
+    out, refused = ask(2, body)
+    if refused:
+        return refused[:300]
+    _, _, rank = struct.unpack("<III", out[:12])
+    shape = struct.unpack(f"<{rank}q", out[12:12 + 8 * rank])
+    size = struct.unpack("<Q", out[12 + 8 * rank:20 + 8 * rank])[0]
+    return list(shape), np.frombuffer(out[20 + 8 * rank:20 + 8 * rank + size], x.dtype).tolist()
+
+
 print("INT64, values sharing their high 32 bits (UINT64 for contrast):")
 for dtype in (np.int64, np.uint64):
     x = np.array([5, 4294967295], dtype)
@@ -69,13 +91,19 @@ print("K = n = 4 ('less than' the axis size, say the docs):", top_k1(x, 4, True)
 print("K = 0 ('greater than 0'):", top_k1(x, 0, True))
 print("INT32 indices (tables: UINT32, UINT64):", top_k1(x, 2, True, index_type=6))
 print("FLOAT64 (not in the tables):", top_k1(x.astype(np.float64), 2, True))
+print("An empty tensor [4, 0] (axis 0 of length 4, K = 2):", top_k1(np.zeros((4, 0), np.float32), 2, True))
 nan = np.array([0, -0.0, np.nan, 1, -np.inf, np.inf, np.nan, -0.0], np.float32)
 print("NaN, K=8, largest:", top_k1(nan, 8, True))
 print("NaN, K=8, smallest:", top_k1(nan, 8, False))
+print("[NaN, NaN], K=2, largest:", top_k1(np.array([np.nan, np.nan], np.float32), 2, True))
 print("ONNX Runtime's DirectML provider, TopK-11 float32:", ort_dml(x, 2, 11))
 print("  TopK-11 int64 [5, 4294967295], largest K=1:", ort_dml(np.array([5, 4294967295], np.int64), 1, 11))
 print("  TopK-24 float32:", ort_dml(x, 2, 24))
 print("  TopK-11 int16:", ort_dml(np.array([1, 2, 2, 3], np.int16), 2, 11))
+print("  TopK-11 int64 [0, 2147483648], largest K=1:", ort_dml(np.array([0, 2**31], np.int64), 1, 11))
+print("  TopK-11, K = 1 as an input, X empty (shape [0]; K > n must be refused):",
+      ort_dml_k_input(np.zeros(0, np.float32), 1))
+print("  the same, K = 3 as an input, X of 2 elements:", ort_dml_k_input(np.array([1, 2], np.float32), 3))
 bridge.stdin.close()
 bridge.wait()
 xvfb.terminate()

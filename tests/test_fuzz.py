@@ -1,0 +1,140 @@
+"""`topk-conformance fuzz`: a short run on openvino-cpu finds a discrepancy the committed
+baseline already knows, writes it as a case that loads and reproduces; discrepancies are
+grouped by signature (each found once, the budget moving on to others); the example
+database persists between runs; the minimal inputs are small."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from harness import run_cli
+
+from backends.base import Execution, Graph
+from backends.onnx_reference import OnnxReference
+from conformance import fuzz
+from conformance.case import Case
+from conformance.loader import load_file
+from conformance.suite import Executors
+
+pytest.importorskip("hypothesis")
+
+OPENVINO = "openvino-cpu"
+
+
+@pytest.fixture(scope="module")
+def openvino_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    out = tmp_path_factory.mktemp("fuzz-openvino")
+    completed = run_cli("fuzz", "--backend", OPENVINO, "--budget", "20", "--seed", "11", "--dtype", "float32",
+                        "--out", out, timeout=240)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return out, json.loads((out / "fuzz.json").read_text())
+
+
+def _baseline_kinds(backend: str) -> set[tuple[str, str, str, tuple[str, ...]]]:
+    from harness import baseline
+
+    return {(e.graph, e.k_source, e.verdict, e.rules) for e in baseline(backend).entries.values()}
+
+
+def test_a_short_run_finds_a_known_kind_of_discrepancy_and_writes_a_case_that_reproduces(
+        openvino_run: tuple[Path, dict[str, Any]], tmp_path: Path) -> None:
+    _, summary = openvino_run
+    found = summary["findings"]
+    assert found, "20 s on openvino-cpu found nothing"
+    known = _baseline_kinds(OPENVINO)
+    kinds = {(f["graph"], f["k_source"], f["verdict"], tuple(f["rules"])) for f in found}
+    assert kinds & known, f"none of {sorted(kinds)} is a kind the committed baseline records"
+    for finding in found:
+        path = Path(finding["file"])
+        loaded = load_file(path)
+        assert len(loaded) == 1 and isinstance(loaded[0], Case), [str(item) for item in loaded]
+        case = loaded[0]
+        assert case.id == finding["case"] == path.stem
+        assert "fuzz" in case.tags and case.input_spec["dtype"] == finding["signature"]["dtype"]
+        text = path.read_text()
+        assert "seed 11" in text and "openvino" in case.source and "# Versions:" in text
+        assert finding["reproduced"], finding
+    # The same verdict again, through the suite's own `run` (a fresh process and worker).
+    first = found[0]
+    completed = run_cli("run", "--cases", first["file"], "--backend", OPENVINO, "--out", tmp_path)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())["results"]
+    again = next(r for r in results if (r["graph"], r["k_source"]) == (first["graph"], first["k_source"]))
+    assert (again["verdict"], again["rules"]) == (first["verdict"], first["rules"])
+
+
+def test_each_signature_is_found_once(openvino_run: tuple[Path, dict[str, Any]]) -> None:
+    out, summary = openvino_run
+    signatures = [tuple(s[key] for key in ("backend", "graph", "rule", "dtype")) for s in summary["signatures"]]
+    assert len(signatures) == len(set(signatures))
+    targets = [tuple(f["signature"].values()) for f in summary["findings"]]
+    assert len(targets) == len(set(targets))
+    assert sorted(p.name for p in out.glob("*.yaml")) == sorted(f"{f['case']}.yaml" for f in summary["findings"])
+
+
+# --- a runtime with two bugs of its own, in this process: fast and deterministic ---------------
+
+
+class TwoBugs(OnnxReference):
+    """The reference evaluator, except: float32 outputs come back in reverse order (`order`
+    breaks), and int32 values come back one too high (`gather` breaks)."""
+
+    name = "fuzz-two-bugs"
+
+    def run(self, graph: Graph) -> Execution:
+        execution = super().run(graph)
+        values, indices = execution.values, execution.indices
+        axis = graph.variant and _axis(graph)
+        if values.dtype == np.float32 and values.size and values.shape[axis] > 1:
+            values, indices = np.flip(values, axis).copy(), np.flip(indices, axis).copy()
+        if values.dtype == np.int32:
+            values = values + np.int32(1)
+        return Execution(values, indices, execution.placement)
+
+
+def _axis(graph: Graph) -> int:
+    topk = next(node for node in graph.model.graph.node if node.op_type == "TopK")
+    axis = next((a.i for a in topk.attribute if a.name == "axis"), -1)
+    return int(axis)
+
+
+def _fuzz(tmp_path: Path, budget: float, seed: int) -> fuzz.Session:
+    executors = Executors(isolate=False)
+    backend = TwoBugs()
+    try:
+        return fuzz.fuzz(backend, executors.for_backend(backend), tmp_path, budget, seed, ("float32", "int32"))
+    finally:
+        executors.close()
+
+
+def test_the_budget_moves_on_to_other_signatures(tmp_path: Path) -> None:
+    session = _fuzz(tmp_path, budget=8, seed=5)
+    rules = {(signature[2], signature[3]) for signature in session.found}
+    assert ("order", "float32") in rules and ("gather", "int32") in rules, sorted(session.found)
+    found = fuzz.findings(session)
+    assert len({f.signature for f in found}) == len(found) >= 2
+    for finding in found:
+        assert finding.reproduced, finding.reproduced_verdict
+        # Minimal: one sequence of a few elements (K = 1 suffices for `gather`, a reversed
+        # order needs two, and three where a NaN is to be misplaced).
+        assert finding.example.x.ndim == 1 and finding.example.x.size <= 3, finding.example
+
+
+def test_the_example_database_persists_between_runs(tmp_path: Path) -> None:
+    first = _fuzz(tmp_path, budget=4, seed=1)
+    shrunk = {f.shrunk.key() for f in fuzz.findings(first) if f.shrunk is not None}
+    assert shrunk and any((tmp_path / ".hypothesis" / "examples").iterdir())
+    second = _fuzz(tmp_path, budget=2, seed=2)
+    # The next run asks first about what the last one found (hypothesis's reuse phase).
+    assert second.first_example is not None and second.first_example.key() in shrunk
+    assert set(first.found) & set(second.found)
+
+
+def test_fuzz_refuses_an_unknown_backend_or_type(tmp_path: Path) -> None:
+    assert run_cli("fuzz", "--backend", "no-such-backend", "--out", tmp_path).returncode == 2
+    completed = run_cli("fuzz", "--backend", "onnx-reference", "--dtype", "float128", "--out", tmp_path)
+    assert completed.returncode == 2 and "float128" in completed.stderr
