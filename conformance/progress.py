@@ -78,7 +78,7 @@ def timing_table(results: list[Result]) -> Table:
     timed itself ("-" where it does not), and compilations per graph run (graphs that
     reached the backend; a repeated case's runs each count)."""
     table = Table(title="Time per backend (seconds)")
-    for column in ("backend", "backend time", "compile", "execution", "graph runs", "compilations"):
+    for column in ("backend", "total", "compile", "execution", "graph runs", "compiled", "per run"):
         table.add_column(column, justify="left" if column == "backend" else "right")
     rows: dict[str, list[Result]] = {}
     for result in results:
@@ -92,7 +92,8 @@ def timing_table(results: list[Result]) -> Table:
             backend, f"{sum(r.seconds for r in ran):.2f}",
             f"{sum(r.compile_seconds or 0.0 for r in timed):.2f}" if timed else "-",
             f"{sum(r.run_seconds or 0.0 for r in timed):.2f}" if timed else "-",
-            str(runs) if timed else "-", f"{compilations} ({compilations / runs:.2f} a run)" if timed else "-",
+            str(runs) if timed else "-", str(compilations) if timed else "-",
+            f"{compilations / runs:.2f}" if timed and runs else "-",
         )
     return table
 
