@@ -10,23 +10,16 @@ writes reports/ort-gpu/results.json, which merges with every other results file)
 
 from __future__ import annotations
 
-import os
-
 from backends.base import Availability
-from backends.ort_probe import provider_session_works
+from backends.ort_probe import device_id_from_env, provider_session_works
 from backends.ort_session import OrtBackend
 
 DEVICE_ENV = "TOPK_CUDA_DEVICE_ID"
 
 
 def device_id_setting() -> tuple[str | None, str]:
-    """(the `device_id` provider option from TOPK_CUDA_DEVICE_ID, or None; an error, or "")."""
-    raw = os.environ.get(DEVICE_ENV, "").strip()
-    if not raw:
-        return None, ""
-    if not raw.isdigit():
-        return None, f"{DEVICE_ENV} must be a CUDA device index (0, 1, ...), not {raw!r}"
-    return str(int(raw)), ""
+    """(the `device_id` provider option from {DEVICE_ENV}, or None; an error, or "")."""
+    return device_id_from_env(DEVICE_ENV, "a CUDA device index")
 
 
 class OrtCuda(OrtBackend):

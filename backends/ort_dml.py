@@ -19,12 +19,11 @@ Windows only; under Wine on Linux it is `ort-dml-wine`).
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
 from backends.base import Availability
-from backends.ort_probe import provider_session_works
+from backends.ort_probe import device_id_from_env, provider_session_works
 from backends.ort_session import OrtBackend, ort_module
 from conformance.case import Case
 from conformance.graphs.variants import Variant
@@ -38,13 +37,8 @@ NO_SOFTWARE_ADAPTER = (
 
 
 def device_id_setting() -> tuple[str | None, str]:
-    """(the `device_id` provider option from TOPK_DML_DEVICE_ID, or None; an error, or "")."""
-    raw = os.environ.get(DEVICE_ENV, "").strip()
-    if not raw:
-        return None, ""
-    if not raw.isdigit():
-        return None, f"{DEVICE_ENV} must be an adapter index (0, 1, ...), not {raw!r}"
-    return str(int(raw)), ""
+    """(the `device_id` provider option from {DEVICE_ENV}, or None; an error, or "")."""
+    return device_id_from_env(DEVICE_ENV, "an adapter index")
 
 
 class OrtDml(OrtBackend):

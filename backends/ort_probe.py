@@ -9,6 +9,7 @@ Runtime's own words, instead."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -57,3 +58,14 @@ def _probe(backend: OrtBackend, options: dict[str, str]) -> Availability:
         shown = f" with provider options {options}" if options else ""
         return Availability(False, f"{backend.provider} cannot open a session here{shown}: {text[:400]}")
     return Availability(True)
+
+
+def device_id_from_env(variable: str, what: str) -> tuple[str | None, str]:
+    """(the `device_id` provider option from the environment variable, or None; an error
+    naming what the index counts, or "")."""
+    raw = os.environ.get(variable, "").strip()
+    if not raw:
+        return None, ""
+    if not raw.isdigit():
+        return None, f"{variable} must be {what} (0, 1, ...), not {raw!r}"
+    return str(int(raw)), ""
