@@ -117,8 +117,13 @@ def test_the_budget_moves_on_to_other_signatures(tmp_path: Path) -> None:
     assert ("order", "float32") in rules and ("gather", "int32") in rules, sorted(session.found)
     found = fuzz.findings(session)
     assert len({f.signature for f in found}) == len(found) >= 2
+    injected = {("order", "float32"), ("gather", "int32")}
     for finding in found:
         assert finding.reproduced, finding.reproduced_verdict
+        if (finding.signature[2], finding.signature[3]) not in injected:
+            # The reference evaluator's own (K > n on an empty tensor is not refused, see
+            # docs/findings.md): found too when the budget reaches it; its minimum is not 1-D.
+            continue
         # Minimal: one sequence of a few elements (K = 1 suffices for `gather`, a reversed
         # order needs two, and three where a NaN is to be misplaced).
         assert finding.example.x.ndim == 1 and finding.example.x.size <= 3, finding.example
