@@ -209,7 +209,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
             info = _backend_info(backends, probes)
             folder.header(environment(), info, errors)
             console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
-            total = sum(len(variants_for(b)) for b in backends) * len(cases)
+            total = sum(len(variants_for(b, case)) for b in backends for case in cases)
             results: list[Result] = []
 
             def finished(result: Result) -> None:

@@ -425,9 +425,11 @@ def case_id(finding: Finding) -> str:
     return f"fuzz-{backend}-{graph}-{rule}-{dtype}-{finding.example.key()[:8]}"
 
 
-def case_tags(example: FuzzInput) -> list[str]:
+def case_tags(example: FuzzInput, k_type: bool = False) -> list[str]:
     """The tags (docs/tags.md) that say what the input holds."""
     tags = ["fuzz", example.dtype_name]
+    if k_type:
+        tags.append("k_type")  # so that `run` gives the case its K-type variants too
     x = example.x
     if not example.largest:
         tags.append("smallest")
@@ -492,6 +494,7 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     rules = f" [{', '.join(result.rules)}]" if result.rules else ""
     versions = _versions(info)
     seen = [r for r in finding.all_results if r.verdict not in ("pass", "skip")]
+    k_type = any(variant.k_type for variant in variants_for_result(finding))
     source = (f"topk-conformance fuzz (hypothesis, seed {finding.seed}): {backend} {graph} K {result.k_source}: "
               f"{result.verdict}{rules}; {versions}")
     lines = [
@@ -507,7 +510,7 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     ]
     lines += [f"#   {line}" for line in variant_lines(seen)]
     lines += ["cases:", f"  - id: {case_id(finding)}", f"    source: {json.dumps(source)}",
-              f"    tags: [{', '.join(case_tags(example))}]", "    input:", f"      dtype: {dtype}",
+              f"    tags: [{', '.join(case_tags(example, k_type))}]", "    input:", f"      dtype: {dtype}",
               f"      shape: {_flow(list(example.x.shape))}", f"      data: {_flow(to_jsonable(example.x))}",
               f"    axis: {example.axis}", f"    k: {example.k}", f"    largest: {str(example.largest).lower()}"]
     if example.sort != "value":

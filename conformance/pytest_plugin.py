@@ -126,7 +126,7 @@ class CaseFile(pytest.File):
                 yield BadCaseItem.from_parent(self, name=f"{item.case or 'file'}[case-file-error]", error=item)
                 continue
             for backend in state.backends:
-                for variant in variants_for(backend):
+                for variant in variants_for(backend, item):
                     test = CaseItem.from_parent(
                         self, name=f"{item.id}[{backend.name}-{variant.label}]",
                         case=item, backend=backend, variant=variant,

@@ -31,8 +31,10 @@ from conformance.sequences import as_rows, sequence_position
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
 
 
-def variants_for(backend: Backend) -> list[Variant]:
-    return [v for v in onnx_variants() + openvino_variants() + directml_variants() if backend.runs(v)]
+def variants_for(backend: Backend, case: Case | None = None) -> list[Variant]:
+    """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on)."""
+    return [v for v in onnx_variants() + openvino_variants() + directml_variants()
+            if backend.runs(v) and (case is None or v.runs_on(case))]
 
 
 @dataclass

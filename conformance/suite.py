@@ -31,7 +31,7 @@ Executor = Callable[[Case, Variant], Result]
 
 
 def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
-    for variant in variants_for(backend):
+    for variant in variants_for(backend, case):
         yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
                      message=f"{backend.name} is not available: {reason}", tags=list(case.tags),
                      case_file=str(case.file),
@@ -274,7 +274,7 @@ def run_cases(
                     status = probes[backend.name].availability
                     if status.available:
                         run = executors.for_backend(backend)
-                        for variant in variants_for(backend):
+                        for variant in variants_for(backend, case):
                             emit(run(case, variant))
                     else:
                         for result in unavailable(case, backend, status.reason):
@@ -293,7 +293,7 @@ def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str,
         for backend in backends:
             status = probes[backend.name].availability
             if status.available:
-                yield _Unit(case, backend, variants_for(backend))
+                yield _Unit(case, backend, variants_for(backend, case))
             else:
                 for result in unavailable(case, backend, status.reason):
                     emit(result)

@@ -429,8 +429,9 @@ def test_message_kinds_group_particulars() -> None:
 
 
 def test_a_full_run_sized_report_stays_usable(rendered: Rendered) -> None:
-    """About 6000 results with about 1500 discrepancies (a full run has 6346 and 1616)."""
-    copies = 9
+    """Over 5000 results (the documented cases' results copied 11 times): about what a run
+    of the corpus on two backends gives."""
+    copies = 11
     results = [dataclasses.replace(r, case=f"{r.case}--{n}") for n in range(copies) for r in rendered.results]
     infos = {f"{case}--{n}": info for n in range(copies) for case, info in rendered.infos.items()}
     assert len(results) > 5000

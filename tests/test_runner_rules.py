@@ -185,7 +185,7 @@ def test_a_rejected_graph_of_an_ordinary_case_stays_a_skip(cases: dict[str, Case
 def test_a_case_limited_to_some_graphs_skips_the_others_saying_so(cases: dict[str, Case]) -> None:
     backends = by_name(["onnx-reference", "ort-cpu", "openvino-cpu"])
     results = run_cases([cases["limited"]], backends, isolate=False)
-    assert len(results) == sum(len(variants_for(b)) for b in backends), "every variant keeps a result"
+    assert len(results) == sum(len(variants_for(b, cases["limited"])) for b in backends), "every variant keeps a result"
     reason = "the case is limited to graphs onnx-opset1, openvino-topk11-stable"
     for result in results:
         if result.graph in ("onnx-opset1", "openvino-topk11-stable"):
