@@ -33,6 +33,10 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.figures import Figure, conclude  # noqa: E402
+
 EXECUTION_SHARE_TARGET = 0.5
 COMPILATIONS_TARGET = 0.2
 
@@ -51,7 +55,7 @@ class Run:
 
     @property
     def backend_time(self) -> float:
-        return sum(r["seconds"] for r in self.ran())
+        return float(sum(r["seconds"] for r in self.ran()))
 
     @property
     def compilations(self) -> int:
@@ -86,38 +90,38 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
+def figures(cases: list[str], backends: list[str]) -> list[Figure]:
+    """The corpus figures: three runs of the command line, then one figure per line."""
+    print(f"benchmark: {', '.join(cases)} on {', '.join(backends)}; before: {load()}", flush=True)
+    reuse = run(cases, backends, "--jobs", "1")
+    no_reuse = run(cases, backends, "--jobs", "1", "--no-graph-reuse")
+    jobs2 = run(cases, backends, "--jobs", "2")
+    print(f"benchmark: after: {load()}", flush=True)
+    return [
+        Figure(f"execution share (reuse on, --jobs 1): {reuse.execution:.2f} s in the runtimes' execution "
+               f"calls / {reuse.wall:.2f} s wall (the backends' whole time, compilation included: "
+               f"{reuse.backend_time:.2f} s = {reuse.backend_time / reuse.wall:.3f})",
+               reuse.execution / reuse.wall, EXECUTION_SHARE_TARGET, most=False, unit=""),
+        Figure(f"compilations per graph run (reuse on): {reuse.compilations} / {reuse.graph_runs} (reuse off: "
+               f"{no_reuse.compilations} / {no_reuse.graph_runs} = "
+               f"{no_reuse.compilations / max(1, no_reuse.graph_runs):.3f})",
+               reuse.compilations / max(1, reuse.graph_runs), COMPILATIONS_TARGET, unit=""),
+        Figure(f"graph reuse speed-up: {no_reuse.wall:.2f} s off / {reuse.wall:.2f} s on", no_reuse.wall / reuse.wall),
+        Figure(f"jobs speed-up: {reuse.wall:.2f} s at --jobs 1 / {jobs2.wall:.2f} s at --jobs 2",
+               reuse.wall / jobs2.wall),
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", action="append", metavar="PATH", help="case files or folders (default: cases/)")
     parser.add_argument("--backend", action="append", metavar="NAME",
                         help="backends (default: ort-cpu and openvino-cpu)")
     args = parser.parse_args()
-    cases = args.cases or [str(REPO / "cases")]
-    backends = args.backend or ["ort-cpu", "openvino-cpu"]
-    print(f"benchmark: {', '.join(cases)} on {', '.join(backends)}; before: {load()}", flush=True)
-    reuse = run(cases, backends, "--jobs", "1")
-    no_reuse = run(cases, backends, "--jobs", "1", "--no-graph-reuse")
-    jobs2 = run(cases, backends, "--jobs", "2")
-    print(f"benchmark: after: {load()}")
-    share = reuse.execution / reuse.wall
-    per_run = reuse.compilations / max(1, reuse.graph_runs)
-    print(f"execution share (reuse on, --jobs 1): {reuse.execution:.2f} s in the runtimes' execution calls / "
-          f"{reuse.wall:.2f} s wall = {share:.3f} (target >= {EXECUTION_SHARE_TARGET}; the backends' whole "
-          f"time, compilation included, is {reuse.backend_time:.2f} s = {reuse.backend_time / reuse.wall:.3f})")
-    print(f"compilations per graph run (reuse on): {reuse.compilations} / {reuse.graph_runs} = {per_run:.3f} "
-          f"(target <= {COMPILATIONS_TARGET}; with reuse off: {no_reuse.compilations} / {no_reuse.graph_runs} = "
-          f"{no_reuse.compilations / max(1, no_reuse.graph_runs):.3f})")
-    print(f"graph reuse: {no_reuse.wall:.2f} s off / {reuse.wall:.2f} s on = "
-          f"{no_reuse.wall / reuse.wall:.2f}x speed-up")
-    print(f"jobs: {reuse.wall:.2f} s at --jobs 1 / {jobs2.wall:.2f} s at --jobs 2 = "
-          f"{reuse.wall / jobs2.wall:.2f}x speed-up")
-    missed = []
-    if share < EXECUTION_SHARE_TARGET:
-        missed.append(f"execution share {share:.3f} < {EXECUTION_SHARE_TARGET}")
-    if per_run > COMPILATIONS_TARGET:
-        missed.append(f"compilations per graph run {per_run:.3f} > {COMPILATIONS_TARGET}")
-    print("benchmark: ok" if not missed else f"benchmark: short ({'; '.join(missed)})")
-    return 0
+    found = figures(args.cases or [str(REPO / "cases")], args.backend or ["ort-cpu", "openvino-cpu"])
+    for figure in found:
+        print(figure.line())
+    return conclude(found)
 
 
 if __name__ == "__main__":

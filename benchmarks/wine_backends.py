@@ -16,6 +16,7 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -72,10 +73,10 @@ def main() -> None:
     top_k1 = directml_variants()[0]
     for case in INPUTS:
         onnx_graph, dml_graph = GraphCache().get(case, ONNX), GraphCache().get(case, top_k1)
-        peer = median_seconds(lambda graph=onnx_graph: cpu.run(graph), args.repeat)
+        peer = median_seconds(partial(cpu.run, onnx_graph), args.repeat)
         print(f"{case.id}: ort-cpu {peer * 1e3:.3f} ms per run (the peer)")
         for backend, graph in ((ort_dml, onnx_graph), (directml, dml_graph)):
-            warm = median_seconds(lambda backend=backend, graph=graph: backend.run(graph), args.repeat)
+            warm = median_seconds(partial(backend.run, graph), args.repeat)
             print(f"  {backend.name}: {warm / peer:.1f}x ort-cpu per run of a graph seen before ({warm * 1e3:.2f} ms)")
         count = min(8, case.x.shape[-1])
         cold_peer = fresh_graph_seconds(cpu, case, ONNX, count)

@@ -30,8 +30,9 @@ from conformance.progress import RunProgress, cliff_lines, summary_table, timing
 from conformance.report import write_report
 from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.runner import variants_for
-from conformance.suite import Executors, flag_cliffs, ordered, run_cases
+from conformance.suite import Executors, ordered, run_cases
 from conformance.text import printable
+from conformance.timing import flag_cliffs
 from conformance.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")

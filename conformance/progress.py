@@ -13,8 +13,7 @@ from rich.table import Table
 from conformance.results import VERDICTS, Result
 from conformance.summary import pass_rate, verdict_counts
 from conformance.text import printable
-
-CLIFF_RATIO = 20.0  # conformance.suite.CLIFF_RATIO (not imported: the summary loads no runtime)
+from conformance.timing import CLIFF_RATIO, backend_times, cliffs
 
 
 class RunProgress:
@@ -80,39 +79,33 @@ def timing_table(results: list[Result]) -> Table:
     table = Table(title="Time per backend (seconds)")
     for column in ("backend", "total", "compile", "execution", "graph runs", "compiled", "per run"):
         table.add_column(column, justify="left" if column == "backend" else "right")
-    rows: dict[str, list[Result]] = {}
-    for result in results:
-        rows.setdefault(result.backend, []).append(result)
-    for backend, own in rows.items():
-        ran = [r for r in own if r.verdict != "skip"]
-        timed = [r for r in ran if r.compile_seconds is not None]  # reached a backend that times itself
-        runs = sum(max(1, len(r.runs)) for r in timed)
-        compilations = sum(r.compilations or 0 for r in timed)
+    for time in backend_times(results):
+        timed = time.compile is not None
         table.add_row(
-            backend, f"{sum(r.seconds for r in ran):.2f}",
-            f"{sum(r.compile_seconds or 0.0 for r in timed):.2f}" if timed else "-",
-            f"{sum(r.run_seconds or 0.0 for r in timed):.2f}" if timed else "-",
-            str(runs) if timed else "-", str(compilations) if timed else "-",
-            f"{compilations / runs:.2f}" if timed and runs else "-",
+            time.backend, f"{time.total:.2f}",
+            f"{time.compile:.2f}" if time.compile is not None else "-",
+            f"{time.execution:.2f}" if time.execution is not None else "-",
+            str(time.runs) if timed else "-", str(time.compilations) if timed else "-",
+            f"{time.per_run:.2f}" if time.per_run is not None else "-",
         )
     return table
 
 
 def cliff_lines(results: list[Result], limit: int = 20) -> list[str]:
     """The results flagged as performance cliffs (`cliff`), worst first."""
-    cliffs = sorted((r for r in results if r.cliff), key=lambda r: -float((r.cliff or {}).get("ratio") or 0))
-    if not cliffs:
+    flagged = cliffs(results)
+    if not flagged:
         return []
-    pairs = len({(r.case, r.backend) for r in cliffs})
+    pairs = len({(r.case, r.backend) for r in flagged})
     lines = [f"performance cliffs: {pairs} case(s) where a backend's median execution took more than "
-             f"{CLIFF_RATIO:g}x the median of the other backends' ({len(cliffs)} result(s)):"]
-    for result in cliffs[:limit]:
+             f"{CLIFF_RATIO:g}x the median of the other backends' ({len(flagged)} result(s)):"]
+    for result in flagged[:limit]:
         cliff = result.cliff or {}
         lines.append(
             f"  {printable(result.case)} on {result.backend} ({result.graph}, K {result.k_source}): "
             f"{cliff.get('run_seconds', 0):.4f} s, {cliff.get('ratio')}x the median of "
             f"{', '.join(cliff.get('others', []))} ({cliff.get('others_median', 0):.6f} s)"
         )
-    if len(cliffs) > limit:
-        lines.append(f"  ... and {len(cliffs) - limit} more (field `cliff` in results.json)")
+    if len(flagged) > limit:
+        lines.append(f"  ... and {len(flagged) - limit} more (field `cliff` in results.json)")
     return lines

@@ -20,6 +20,7 @@ from conformance.loader import load_cases
 from conformance.report_repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results import VERDICTS, Result, ResultsFile
 from conformance.summary import pass_rate
+from conformance.timing import CLIFF_RATIO, backend_times, cliffs
 
 SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst first
 DISCREPANT = ("crash", "fail", "error", "divergent")
@@ -352,6 +353,10 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         "aspects": _aspects(results, infos, backends),
         "groups": groups,
         "slowest": _slowest(results, backends),
+        "times": backend_times(results),
+        "cliffs": cliffs(results)[:CLIFFS_SHOWN],
+        "cliff_count": sum(1 for r in results if r.cliff),
+        "cliff_ratio": CLIFF_RATIO,
         "environments": _environments(data, results),
         "backend_info": _backend_info(data, backends),
         "case_errors": list(data.case_errors),
@@ -560,6 +565,9 @@ def _observed(aspect: str, results: list[Result], infos: dict[str, CaseInfo]) ->
         if other:
             lines.append(f"other rules broken with NaN placed: {_rules_text(other)}")
     return lines
+
+
+CLIFFS_SHOWN = 50
 
 
 def _slowest(results: list[Result], backends: list[str], top: int = 10) -> list[dict[str, Any]]:

@@ -24,7 +24,8 @@ from conformance.graphs.openvino import build_openvino, model_signature
 from conformance.graphs.variants import Variant
 from conformance.results import Result
 from conformance.runner import GraphCache, execute, signature, variants_for
-from conformance.suite import flag_cliffs, run_cases
+from conformance.suite import run_cases
+from conformance.timing import flag_cliffs
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 SUBSET = (DOCUMENTED, CASES / "directml")

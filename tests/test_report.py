@@ -32,6 +32,7 @@ from conformance.report_data import CaseInfo, load_case_infos, message_kind, seq
 from conformance.report_repro import repro_snippet, result_k_source, variant_for
 from conformance.results import Result, ResultsFile, environment, merge
 from conformance.suite import run_cases
+from conformance.timing import backend_times, flag_cliffs
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 CASE_FILES = (
@@ -350,6 +351,39 @@ def test_environment_and_slowest(rendered: Rendered) -> None:
     slowest = re.findall(r">([^<>\s]+): top (\d+) by time", text)
     assert {b for b, _ in slowest} == set(BACKENDS)
     assert all(int(n) == 10 for _, n in slowest)
+
+
+def test_time_per_backend_and_performance_cliffs(rendered: Rendered, tmp_path: Path) -> None:
+    """The Time section: each backend's compile and execution seconds summed from its
+    results, and every result the run flagged as a cliff (flag_cliffs, the same rule as
+    the run's summary)."""
+    slow = next(r for r in rendered.results if r.backend == "openvino-cpu" and r.verdict == "pass")
+    others = [r for r in rendered.results if r.case == slow.case and r.backend != slow.backend
+              and r.verdict == "pass"]
+    assert others
+    # openvino-cpu 1000 times slower than every other backend on this case: one cliff per
+    # openvino-cpu result that returned outputs there.
+    results = [dataclasses.replace(r, run_seconds=0.5) if r.case == slow.case and r.backend == slow.backend
+               and r.run_seconds is not None else
+               dataclasses.replace(r, run_seconds=0.0005) if r.case == slow.case and r.run_seconds is not None else r
+               for r in rendered.results]
+    flagged = [r for r in flag_cliffs(results) if r.cliff]
+    assert flagged and {(r.case, r.backend) for r in flagged} == {(slow.case, slow.backend)}
+    page = render_report(ResultsFile(environment(), {}, [], flag_cliffs(results)), rendered.infos)
+    found = elements(page)
+    rows = [e for e in found if e.tag == "tr" and e.attrs.get("data-col-backend") and "x" in e.text
+            and slow.case in e.text]
+    assert len(rows) == len(flagged), [r.text for r in rows]
+    assert all("1000.0x" in row.text and "500.00" in row.text for row in rows), rows[0].text
+    times = {t.backend: t for t in backend_times(results)}
+    timing_rows = {backend: re.findall(r"<td>([^<]*)</td>", cells) for backend, cells in re.findall(
+        r'<tr data-col-backend="([^"]+)"><td>\1</td>((?:\s*<td>[^<]*</td>){6})</tr>', page)}
+    for backend in BACKENDS:
+        time = times[backend]
+        assert timing_rows[backend] == [f"{time.total:.2f}", f"{time.compile:.2f}", f"{time.execution:.2f}",
+                                        str(time.runs), str(time.compilations), f"{time.per_run:.2f}"]
+    # No cliff in the real results of these small cases: the section says so.
+    assert "No performance cliffs" in rendered.clean.read_text(encoding="utf-8")
 
 
 def test_merged_report_says_where_each_column_came_from(rendered: Rendered) -> None:
