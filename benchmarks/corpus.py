@@ -12,7 +12,8 @@ per figure:
 - compilations per graph run (`compilations` over graph runs, a repeated case's runs each
   counted; reuse on); target at most 0.2;
 - graph reuse: wall time off over on (a speed-up factor);
-- jobs: wall time at --jobs 1 over --jobs 2 (a speed-up factor).
+- jobs: wall time at --jobs 1 over --jobs 2 (a speed-up factor);
+- results whose verdict, rules or domain differ between the three runs: target 0.
 
 Wall time is the whole command (start, loading the cases, workers, report). The last line
 is `benchmark: ok` when every target holds, else `benchmark: short` and the figures that
@@ -48,6 +49,10 @@ class Run:
 
     def ran(self) -> list[dict[str, Any]]:
         return [r for r in self.results if r["verdict"] != "skip"]
+
+    def verdicts(self) -> dict[tuple[str, ...], tuple[Any, ...]]:
+        return {(r["case"], r["backend"], r["graph"], r["k_source"]): (r["verdict"], tuple(r["rules"]), r["domain"])
+                for r in self.results}
 
     @property
     def execution(self) -> float:
@@ -90,6 +95,12 @@ def load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
+def differing(base: Run, *others: Run) -> int:
+    """Results of `base` whose (verdict, rules, domain) another run gives differently, or not at all."""
+    theirs = [other.verdicts() for other in others]
+    return sum(1 for key, verdict in base.verdicts().items() if any(t.get(key) != verdict for t in theirs))
+
+
 def figures(cases: list[str], backends: list[str]) -> list[Figure]:
     """The corpus figures: three runs of the command line, then one figure per line."""
     print(f"benchmark: {', '.join(cases)} on {', '.join(backends)}; before: {load()}", flush=True)
@@ -107,6 +118,9 @@ def figures(cases: list[str], backends: list[str]) -> list[Figure]:
                f"{no_reuse.compilations / max(1, no_reuse.graph_runs):.3f})",
                reuse.compilations / max(1, reuse.graph_runs), COMPILATIONS_TARGET, unit=""),
         Figure(f"graph reuse speed-up: {no_reuse.wall:.2f} s off / {reuse.wall:.2f} s on", no_reuse.wall / reuse.wall),
+        Figure(f"results whose verdict, rules or domain differ with reuse off or --jobs 2 (of {len(reuse.results)}"
+               f"{'' if len(reuse.results) == len(no_reuse.results) == len(jobs2.results) else ', unequal counts'})",
+               differing(reuse, no_reuse, jobs2), 0, unit=""),
         Figure(f"jobs speed-up: {reuse.wall:.2f} s at --jobs 1 / {jobs2.wall:.2f} s at --jobs 2",
                reuse.wall / jobs2.wall),
     ]

@@ -41,5 +41,6 @@ def conclude(figures: Sequence[Figure]) -> int:
     if not missed:
         print("benchmark: ok")
         return 0
-    print("benchmark: short: " + "; ".join(f"{f.name} = {f.value:.3f}{f.unit}" for f in missed))
+    print("benchmark: short: " + "; ".join(f"{f.name.split(' (')[0].split(':')[0]} = {f.value:.3f}{f.unit}"
+                                           for f in missed))
     return 1
