@@ -126,3 +126,16 @@ def test_a_hung_worker_dies_with_a_killed_main_process() -> None:
     if alive:
         os.kill(worker_pid, signal.SIGKILL)
     assert not alive, "a hung worker outlived the SIGKILL of its main process"
+
+
+def test_results_files_get_the_same_permissions_as_any_other_file(tmp_path: Path) -> None:
+    """results.json is written atomically through a temporary file; it must still be
+    readable as the report beside it is (a 0600 results.json breaks artifact uploads)."""
+    from conformance.output import atomic_write_text
+
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x")
+    atomic = tmp_path / "results.json"
+    atomic_write_text(atomic, "{}")
+    assert atomic.stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
+    assert atomic.read_text() == "{}"
