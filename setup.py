@@ -3,7 +3,7 @@
 cases/ stays the single source of the corpus; nothing is copied by hand. Every build of the
 package (`pip wheel .`, `python -m build`, from the repository or from its sdist, which
 carries cases/ through MANIFEST.in) copies the case files into the build's package folder,
-where `conformance._corpus.shipped_corpus()` finds them at run time. An editable install
+where `conformance.cases.corpus.shipped_corpus()` finds them at run time. An editable install
 reads cases/ from the checkout and gets no copy. Everything else is in pyproject.toml."""
 
 from __future__ import annotations

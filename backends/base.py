@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import GraphKind, Variant
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from backends.base import Availability
 from backends.ort_probe import device_id_from_env, provider_session_works
 from backends.ort_session import OrtBackend, ort_module
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
 
 DEVICE_ENV = "TOPK_DML_DEVICE_ID"

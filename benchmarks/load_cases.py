@@ -31,8 +31,8 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.case import Case
-from conformance.loader import load_file
+from conformance.cases.case import Case
+from conformance.cases.loader import load_file
 
 
 def case_file(cases: int, rows: int, columns: int) -> str:

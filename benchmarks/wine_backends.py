@@ -23,9 +23,9 @@ import numpy as np
 
 from backends.base import Backend
 from backends.registry import by_name
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant, directml_variants
-from conformance.runner import GraphCache
+from conformance.running.runner import GraphCache
 
 
 def _case(name: str, x: np.ndarray, k: int) -> Case:

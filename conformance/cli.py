@@ -21,19 +21,20 @@ from rich.table import Table
 
 from backends.base import Backend
 from backends.registry import all_backends, by_name
-from conformance import _corpus, fuzz
+from conformance import fuzz
+from conformance.cases import corpus as _corpus
+from conformance.cases.loader import load_cases
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
-from conformance.loader import load_cases
-from conformance.output import FolderInUse, OutputFolder
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
-from conformance.report import write_report
-from conformance.results import Result, ResultsFile, environment, merge, read_results, write_results
-from conformance.runner import variants_for
-from conformance.suite import Executors, ordered, run_cases
+from conformance.report.render import write_report
+from conformance.results.output import FolderInUse, OutputFolder
+from conformance.results.records import Result, ResultsFile, environment, merge, read_results, write_results
+from conformance.results.timing import flag_cliffs
+from conformance.running.runner import variants_for
+from conformance.running.suite import Executors, ordered, run_cases
+from conformance.running.workers import Probe, probe_here
 from conformance.text import printable
-from conformance.timing import flag_cliffs
-from conformance.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")
 

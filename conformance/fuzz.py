@@ -42,12 +42,12 @@ from rich.live import Live
 from rich.text import Text
 
 from backends.base import Backend
-from conformance.case import Case
-from conformance.dtypes import is_float, to_jsonable
+from conformance.cases.case import Case
+from conformance.cases.dtypes import is_float, to_jsonable
 from conformance.graphs.variants import Variant
-from conformance.results import Result, environment
-from conformance.runner import variants_for
-from conformance.suite import Executor, Executors
+from conformance.results.records import Result, environment
+from conformance.running.runner import variants_for
+from conformance.running.suite import Executor, Executors
 from conformance.text import printable
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
@@ -545,7 +545,7 @@ def write_case(finding: Finding, out: Path, info: dict[str, Any]) -> Path:
 def verify(finding: Finding, execute: Executor) -> bool:
     """Loads the written case with the suite's loader and runs it on the variant that showed
     the signature: it must give the same verdict and rules."""
-    from conformance.loader import load_file
+    from conformance.cases.loader import load_file
 
     assert finding.path is not None
     loaded = load_file(finding.path)

@@ -21,8 +21,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from conformance.case import Case
-from conformance.dtypes import DTYPES, is_float, name_of
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES, is_float, name_of
 
 # The simplest first: shrinking moves towards the front.
 DTYPE_ORDER = (

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from conformance.results import Result
+from conformance.results.records import Result
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
 # error that becomes a fail) or new broken rules count as worse too.

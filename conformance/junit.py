@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 
-from conformance.results import Result
+from conformance.results.records import Result
 
 
 def junit_xml(results: Iterable[Result]) -> ET.ElementTree:

@@ -13,15 +13,15 @@ import pytest
 
 from backends.base import Availability, Backend
 from backends.registry import by_name
-from conformance._corpus import default_case_roots
-from conformance.case import Case
+from conformance.cases.case import Case
+from conformance.cases.corpus import default_case_roots
+from conformance.cases.loader import CaseError, load_file
 from conformance.gate import Baseline, BaselineError, compare, read_baseline
 from conformance.graphs.variants import Variant
-from conformance.loader import CaseError, load_file
 from conformance.repro import repro_note
-from conformance.results import Result
-from conformance.runner import variants_for
-from conformance.suite import Executors
+from conformance.results.records import Result
+from conformance.running.runner import variants_for
+from conformance.running.suite import Executors
 from conformance.text import printable
 
 
@@ -96,7 +96,7 @@ class _State:
         # Asked in each backend's worker, under the time limit: a hang there is a reason.
         probes = executors.probe(backends)
         self.availability: dict[str, Availability] = {name: p.availability for name, p in probes.items()}
-        # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/_corpus.py);
+        # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/cases/corpus.py);
         # `pytest --backend NAME --pyargs conformance` then runs the shipped corpus from anywhere.
         roots = config.getoption("cases") or default_case_roots(config.rootpath)
         self.roots = [(config.rootpath / root).resolve() for root in roots]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import shlex
 
-from conformance.case import Case
-from conformance.judge import shown
-from conformance.results import Result
+from conformance.cases.case import Case
+from conformance.judging.judge import shown
+from conformance.results.records import Result
 
 
 def repro_note(case: Case, result: Result) -> str:

@@ -10,9 +10,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.case import Case
+from conformance.cases.case import Case
+from conformance.cases.loader import load_cases, load_file
 from conformance.gate import Baseline, read_baseline
-from conformance.loader import load_cases, load_file
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "cases"

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from conformance.case import Case
-from conformance.dtypes import DTYPES, is_float
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES, is_float
 
 MAX_SIZE = 512
 MAX_DIM = 8

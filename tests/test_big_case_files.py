@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 import yaml
 
-import conformance.loader as loader_module
-from conformance.case import Case
-from conformance.dtypes import DTYPES, array_from_flat, convert_scalar, fast_array
-from conformance.loader import _YamlLoader, load_cases, load_file, read_yaml
+import conformance.cases.loader as loader_module
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES, array_from_flat, convert_scalar, fast_array
+from conformance.cases.loader import _YamlLoader, load_cases, load_file, read_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS, COLUMNS = 128, 1000

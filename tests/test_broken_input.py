@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance.case import Case
-from conformance.loader import CaseError, load_cases, load_file
+from conformance.cases.case import Case
+from conformance.cases.loader import CaseError, load_cases, load_file
 from tests.harness import run_cli
 
 MALFORMED = Path(__file__).resolve().parent / "malformed"
@@ -317,7 +317,7 @@ def test_each_limit_is_named_and_its_variable_raises_it(
 
 
 def test_limits_as_loader_parameters(tmp_path: Path) -> None:
-    from conformance.loader import Limits
+    from conformance.cases.loader import Limits
 
     path = tmp_path / "a.yaml"
     path.write_text(case_text("six", "{dtype: int8, shape: [2, 3], generator: {name: uniform}}", "axis: 1\n    k: 1"),
@@ -359,7 +359,7 @@ def test_a_bad_limit_variable_is_every_files_error_not_a_crash(
 def test_an_exception_loading_a_case_is_that_cases_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failure: BaseException
 ) -> None:
-    import conformance.loader as loader
+    import conformance.cases.loader as loader
 
     write_good(tmp_path)
     real = loader._build_case
@@ -377,7 +377,7 @@ def test_an_exception_loading_a_case_is_that_cases_error(
 
 
 def test_an_exception_loading_a_file_is_that_files_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.loader as loader
+    import conformance.cases.loader as loader
 
     write_good(tmp_path / "good")
     (tmp_path / "other.yaml").write_text(case_text("other", "{dtype: int8, shape: [2], data: [1, 2]}"))
@@ -401,7 +401,7 @@ def test_an_exception_loading_a_file_is_that_files_error(tmp_path: Path, monkeyp
 @pytest.mark.parametrize("name", ["billion-laughs.yaml", "nesting-100-deep.yaml", "duplicate-key-k.yaml",
                                   "alias-rows-in-data.yaml", "alias-recursive.yaml", "keys-1-and-true.yaml"])
 def test_pure_python_yaml_gives_the_same_errors(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.loader as loader
+    import conformance.cases.loader as loader
 
     with_libyaml = [str(e) for e in load_file(MALFORMED / name)]
     monkeypatch.setattr(loader, "YAML_LOADER", loader._YamlLoader)
@@ -444,7 +444,7 @@ def test_a_big_generated_case_loads_in_bounded_memory(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
     path.write_text(case_text("big", "{dtype: float32, shape: [100, 1000000], generator: {name: uniform, seed: 1}}",
                               "axis: 1\n    k: 3"), encoding="utf-8")
-    script = ("import sys; from pathlib import Path; from conformance.loader import load_file; "
+    script = ("import sys; from pathlib import Path; from conformance.cases.loader import load_file; "
               "(case,) = load_file(Path(sys.argv[1])); print(case.x.shape, case.x.dtype)")
     started = time.perf_counter()
     completed = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True,

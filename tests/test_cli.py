@@ -27,7 +27,7 @@ from harness import (
 )
 
 from backends.registry import by_name
-from conformance.runner import variants_for
+from conformance.running.runner import variants_for
 
 RUN_BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 CONTRACT_FIELDS = ("case", "backend", "graph", "k_source", "verdict", "rules", "domain", "message", "seconds")

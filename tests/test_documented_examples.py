@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import profiles
-from conformance.case import Case
-from conformance.judge import Outputs, judge
-from conformance.loader import load_cases
-from conformance.oracle import directml_answer, in_order
+from conformance.cases.case import Case
+from conformance.cases.loader import load_cases
+from conformance.judging import profiles
+from conformance.judging.judge import Outputs, judge
+from conformance.judging.oracle import directml_answer, in_order
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 DOCUMENTED_DIR = CASES_DIR / "documented"

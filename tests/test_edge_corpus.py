@@ -10,9 +10,9 @@ from functools import cache
 
 from harness import CASES, REPO
 
-from conformance.case import Case
-from conformance.dtypes import DTYPES
-from conformance.loader import load_cases
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES
+from conformance.cases.loader import load_cases
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 

@@ -11,10 +11,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conformance import profiles
-from conformance.dtypes import to_jsonable
-from conformance.judge import Outputs, judge
-from conformance.loader import CaseSet, load_cases
+from conformance.cases.dtypes import to_jsonable
+from conformance.cases.loader import CaseSet, load_cases
+from conformance.judging import profiles
+from conformance.judging.judge import Outputs, judge
 
 
 def load(tmp_path: Path, dtype: str, data: str, rest: str = "") -> CaseSet:

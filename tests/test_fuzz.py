@@ -16,9 +16,9 @@ from harness import run_cli
 from backends.base import Execution, Graph
 from backends.onnx_reference import OnnxReference
 from conformance import fuzz
-from conformance.case import Case
-from conformance.loader import load_file
-from conformance.suite import Executors
+from conformance.cases.case import Case
+from conformance.cases.loader import load_file
+from conformance.running.suite import Executors
 
 pytest.importorskip("hypothesis")
 

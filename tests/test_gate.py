@@ -13,7 +13,7 @@ import yaml
 from harness import BASELINES, DOCUMENTED, run_cli
 
 from conformance.gate import Baseline, Entry, compare, read_baseline
-from conformance.results import Result
+from conformance.results.records import Result
 
 BACKEND = "ort-cpu"
 
@@ -198,7 +198,7 @@ def test_the_repro_command_quotes_what_it_pastes() -> None:
 
     import numpy as np
 
-    from conformance.case import Case
+    from conformance.cases.case import Case
     from conformance.repro import repro_note
 
     case = Case(id="c", source="s", file=Path("cases/a; touch pwned/x.yaml"), x=np.zeros(2, np.float32), axis=0, k=1)

@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import conformance.generators as generators
-from conformance.dtypes import DTYPES, NAN_BITS, is_float
-from conformance.generators import GeneratorError, generate
+import conformance.cases.generators as generators
+from conformance.cases.dtypes import DTYPES, NAN_BITS, is_float
+from conformance.cases.generators import GeneratorError, generate
 
 # What tests/test_generators.py and the case files in tests/malformed/ do not already hold.
 BROKEN: list[tuple[dict[str, Any], str, str, str]] = [
@@ -114,8 +114,8 @@ def test_big_inputs_are_built_in_bulk_within_a_gigabyte() -> None:
     Python int per element, or several float64 and uint64 copies of the whole input)."""
     script = """
 import numpy as np
-from conformance.dtypes import DTYPES
-from conformance.generators import generate
+from conformance.cases.dtypes import DTYPES
+from conformance.cases.generators import generate
 n = 2**25
 for spec, dtype, shape, axis in [
     ({"name": "arange", "start": -(2**63), "step": 2**37}, "int64", (n,), 0),

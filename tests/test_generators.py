@@ -10,8 +10,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conformance.dtypes import DTYPES, is_float
-from conformance.generators import AXIS_GENERATORS, GENERATORS, GeneratorError, generate
+from conformance.cases.dtypes import DTYPES, is_float
+from conformance.cases.generators import AXIS_GENERATORS, GENERATORS, GeneratorError, generate
 
 FLOAT_DTYPES = [name for name, dtype in DTYPES.items() if is_float(dtype)]
 SOME_DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8",
@@ -44,7 +44,7 @@ def test_every_generator_is_covered() -> None:
 def test_every_generator_is_in_the_schema_and_the_readme() -> None:
     from pathlib import Path
 
-    from conformance.loader import case_schema
+    from conformance.cases.loader import case_schema
 
     names = case_schema()["$defs"]["generator"]["properties"]["name"]["enum"]
     assert sorted(names) == sorted(ALL_GENERATORS)

@@ -18,14 +18,14 @@ from backends.base import Graph
 from backends.compiled import Compiled
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.onnx import build_onnx, onnx_signature
 from conformance.graphs.openvino import build_openvino, model_signature
 from conformance.graphs.variants import Variant
-from conformance.results import Result
-from conformance.runner import GraphCache, execute, signature, variants_for
-from conformance.suite import run_cases
-from conformance.timing import flag_cliffs
+from conformance.results.records import Result
+from conformance.results.timing import flag_cliffs
+from conformance.running.runner import GraphCache, execute, signature, variants_for
+from conformance.running.suite import run_cases
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 SUBSET = (DOCUMENTED, CASES / "directml")

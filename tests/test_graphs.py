@@ -15,7 +15,7 @@ import pytest
 from harness import cases_from_yaml, documented, documented_cases
 from onnx import TensorProto, helper, numpy_helper
 
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.errors import RuntimeRefused
 from conformance.graphs.onnx import build_onnx, onnx_feeds
 from conformance.graphs.openvino import K_NUMPY_TYPES, build_openvino, openvino_feed_types, openvino_feeds

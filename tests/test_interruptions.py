@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from harness import REPO
 
-from conformance.results import read_results
+from conformance.results.records import read_results
 
 BACKENDS = ("--backend", "ort-cpu", "--backend", "openvino-cpu")
 
@@ -99,7 +99,7 @@ sys.path[:0] = {paths!r}
 from fault_backends import HangingBackend, TRIGGER_CASE
 from harness import documented
 from conformance.graphs.variants import Variant
-from conformance.workers import Worker
+from conformance.running.workers import Worker
 worker = Worker(HangingBackend(), timeout=600)
 worker.execute(documented(TRIGGER_CASE), Variant("onnx", 10, "constant"))  # starts it
 print(worker._process.pid, flush=True)
@@ -131,7 +131,7 @@ def test_a_hung_worker_dies_with_a_killed_main_process() -> None:
 def test_results_files_get_the_same_permissions_as_any_other_file(tmp_path: Path) -> None:
     """results.json is written atomically through a temporary file; it must still be
     readable as the report beside it is (a 0600 results.json breaks artifact uploads)."""
-    from conformance.output import atomic_write_text
+    from conformance.results.output import atomic_write_text
 
     plain = tmp_path / "plain.txt"
     plain.write_text("x")

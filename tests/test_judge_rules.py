@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance import profiles
-from conformance.case import Case
-from conformance.judge import RULES, Judgement, Outputs, Raised, judge
-from conformance.oracle import Order, directml_answer, in_order
-from conformance.profiles import Profile
+from conformance.cases.case import Case
+from conformance.judging import profiles
+from conformance.judging.judge import RULES, Judgement, Outputs, Raised, judge
+from conformance.judging.oracle import Order, directml_answer, in_order
+from conformance.judging.profiles import Profile
 
 NAN = math.nan
 ONNX_SORTED = profiles.onnx(True)

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conformance.loader import CaseSet, load_cases
+from conformance.cases.loader import CaseSet, load_cases
 
 GOOD_CASE = """\
   - id: good
@@ -337,7 +337,7 @@ def test_float64_exact(tmp_path: Path) -> None:
 
 
 def test_generated_input_matches_its_generator(tmp_path: Path) -> None:
-    from conformance.generators import generate
+    from conformance.cases.generators import generate
 
     text = """\
 cases:

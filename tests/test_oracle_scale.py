@@ -23,13 +23,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import TopKInput, property_settings, tensors, topk_inputs
 
-from conformance import judge as judge_module
-from conformance import keys, oracle, profiles
-from conformance.case import Case
-from conformance.dtypes import DTYPES, is_float, to_jsonable
-from conformance.judge import LONG_SEQUENCE, Outputs, judge, kept_elements, shown
-from conformance.oracle import Answer, directml_answer, in_order
-from conformance.profiles import Profile
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES, is_float, to_jsonable
+from conformance.judging import judge as judge_module
+from conformance.judging import keys, oracle, profiles
+from conformance.judging.judge import LONG_SEQUENCE, Outputs, judge, kept_elements, shown
+from conformance.judging.oracle import Answer, directml_answer, in_order
+from conformance.judging.profiles import Profile
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:invalid value encountered in (cast|add):RuntimeWarning"

@@ -31,8 +31,8 @@ from harness import CASES, REPO
 
 from backends import registry
 from backends.base import INTERFACE_VERSION, Availability, Backend, Execution, Graph
+from conformance.cases.loader import load_cases
 from conformance.cli import _parser
-from conformance.loader import load_cases
 
 EXAMPLE = REPO / "examples" / "topk-numpy-backend"
 WORKFLOW = REPO / ".github" / "workflows" / "conformance.yml"
@@ -203,7 +203,7 @@ def test_wheel_ships_the_corpus_and_the_bridge_sources(installed: Installed) -> 
     assert {n for n in names if n.startswith("conformance/corpus/")} == {f"conformance/corpus/{f}" for f in case_files}
     bridge = sorted(p.name for p in (REPO / "backends" / "wine" / "bridge").iterdir() if p.suffix in (".c", ".h"))
     assert bridge and all(f"backends/wine/bridge/{name}" in names for name in bridge)
-    assert "conformance/schema/case.schema.json" in names
+    assert "conformance/cases/schema/case.schema.json" in names
     with tarfile.open(installed.sdist) as sdist:
         members = {Path(m).relative_to(Path(m).parts[0]).as_posix() for m in sdist.getnames() if "/" in m}
     assert all(f"cases/{f}" in members for f in case_files)

@@ -14,11 +14,11 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import TopKInput, property_settings, topk_inputs
 
-from conformance import profiles
-from conformance.dtypes import is_float
-from conformance.judge import Outputs, judge
-from conformance.oracle import Answer, directml_answer, in_order
-from conformance.profiles import Profile
+from conformance.cases.dtypes import is_float
+from conformance.judging import profiles
+from conformance.judging.judge import Outputs, judge
+from conformance.judging.oracle import Answer, directml_answer, in_order
+from conformance.judging.profiles import Profile
 
 # Random bit patterns include signaling NaNs; widening one to float64 sets numpy's 'invalid'
 # flag, which is harmless here (NaN stays NaN and the values are gathered from the input).

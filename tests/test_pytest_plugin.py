@@ -14,8 +14,8 @@ import pytest
 from harness import DOCUMENTED, baseline
 
 from backends.registry import by_name
-from conformance.loader import load_cases
-from conformance.runner import variants_for
+from conformance.cases.loader import load_cases
+from conformance.running.runner import variants_for
 
 FILES = ("directml-top-k1.yaml", "openvino-topk11.yaml")
 BACKENDS = ("--backend", "ort-cpu", "--backend", "openvino-cpu")

@@ -24,15 +24,15 @@ from harness import REPO
 from markupsafe import escape
 
 from backends.registry import by_name
-from conformance.feature_levels import admitting_levels, describe_levels
+from conformance.cases.loader import load_cases
 from conformance.graphs.variants import directml_variants, onnx_variants, openvino_variants
-from conformance.loader import load_cases
-from conformance.report import render_report, write_report
-from conformance.report_data import CaseInfo, load_case_infos, message_kind, sequence_view
-from conformance.report_repro import repro_snippet, result_k_source, variant_for
-from conformance.results import Result, ResultsFile, environment, merge
-from conformance.suite import run_cases
-from conformance.timing import backend_times, flag_cliffs
+from conformance.report.data import CaseInfo, load_case_infos, message_kind, sequence_view
+from conformance.report.feature_levels import admitting_levels, describe_levels
+from conformance.report.render import render_report, write_report
+from conformance.report.repro import repro_snippet, result_k_source, variant_for
+from conformance.results.records import Result, ResultsFile, environment, merge
+from conformance.results.timing import backend_times, flag_cliffs
+from conformance.running.suite import run_cases
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 CASE_FILES = (
@@ -479,7 +479,7 @@ def test_a_full_run_sized_report_stays_usable(rendered: Rendered) -> None:
 def test_a_summarized_long_sequence_shows_its_kept_elements_and_gaps() -> None:
     """The judge keeps a long sequence's discrepancy record summarized (first and last 20,
     and around the differing positions): the report shows those and counts the rest."""
-    from conformance.report_data import discrepancy_detail
+    from conformance.report.data import discrepancy_detail
 
     def summary(values: list[int]) -> dict[str, object]:
         return {"summarized": True, "length": 5000, "segments": [[0, values[:2]], [2500, values[2:]]]}

@@ -23,11 +23,11 @@ from backends.onnx_reference import OnnxReference
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
 from backends.registry import by_name
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
-from conformance.results import Result
-from conformance.runner import GraphCache, execute, variants_for
-from conformance.suite import run_cases
+from conformance.results.records import Result
+from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.suite import run_cases
 
 CASES = """
 cases:
@@ -313,7 +313,7 @@ def test_a_single_run_reads_as_before(cases: dict[str, Case]) -> None:
 
 
 def test_results_keep_the_new_fields_through_the_file(tmp_path: Path, cases: dict[str, Case]) -> None:
-    from conformance.results import ResultsFile, read_results, write_results
+    from conformance.results.records import ResultsFile, read_results, write_results
 
     results = [
         one(cases["repeated"], OrtCpu(), Variant("onnx", 11, "input", dynamic=True)),

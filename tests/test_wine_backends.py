@@ -25,12 +25,12 @@ from backends.ort_dml_wine import OrtDmlWine
 from backends.wine import provision
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
 from conformance.graphs.variants import Variant, directml_variants
-from conformance.report import render_report
-from conformance.results import Result, ResultsFile, merge
-from conformance.runner import GraphCache, execute, variants_for
+from conformance.report.render import render_report
+from conformance.results.records import Result, ResultsFile, merge
+from conformance.running.runner import GraphCache, execute, variants_for
 
 SETUP = default_setup()
 

@@ -20,10 +20,10 @@ from harness import documented
 
 from backends.base import Backend
 from backends.onnx_reference import OnnxReference
-from conformance.results import Result
-from conformance.runner import variants_for
-from conformance.suite import Executors, run_cases
-from conformance.workers import Worker
+from conformance.results.records import Result
+from conformance.running.runner import variants_for
+from conformance.running.suite import Executors, run_cases
+from conformance.running.workers import Worker
 
 CASES = [documented(TRIGGER_CASE), documented("dml-top-k1-example-2")]
 

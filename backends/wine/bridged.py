@@ -15,10 +15,10 @@ import numpy as np
 from backends.base import Availability, Backend, BackendCrash, Execution, Graph
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
-from conformance.judge import Outputs, judge
-from conformance.runner import GraphCache
+from conformance.judging.judge import Outputs, judge
+from conformance.running.runner import GraphCache
 
 # The documented DML_TOP_K1 examples 3 and 4 (ties, both directions, two axes) and a
 # tie-heavy 64x1000 input (values 0..3) with K=16: small enough to run in about a second.

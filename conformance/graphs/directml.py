@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant, directml_index_type
 
 X = "X"

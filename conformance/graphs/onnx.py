@@ -10,7 +10,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.errors import CheckerRejected
 from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
 from conformance.graphs.variants import Variant

@@ -12,8 +12,8 @@ import numpy as np
 import openvino as ov
 from openvino import opset1, opset3, opset11
 
-from conformance.case import Case
-from conformance.dtypes import name_of
+from conformance.cases.case import Case
+from conformance.cases.dtypes import name_of
 from conformance.graphs.errors import RuntimeRefused
 from conformance.graphs.variants import Variant
 

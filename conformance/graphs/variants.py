@@ -11,9 +11,9 @@ from typing import Literal
 
 import onnx.defs
 
-from conformance import profiles
-from conformance.case import Case
-from conformance.profiles import Profile
+from conformance.cases.case import Case
+from conformance.judging import profiles
+from conformance.judging.profiles import Profile
 
 GraphKind = Literal["onnx", "openvino", "directml"]
 KSource = Literal["constant", "input", "attribute"]

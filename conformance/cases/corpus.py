@@ -24,15 +24,15 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from conformance.loader import case_files, load_cases
+from conformance.cases.loader import case_files, load_cases
 from conformance.text import printable
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
 # Inside an installed wheel: the copy of cases/ the build made.
 PACKAGED_CORPUS = _PACKAGE / "corpus"
 # In a checkout (or an editable install of one): the repository's own cases/.
 CHECKOUT_CASES = _PACKAGE.parent / "cases"
-SCHEMA = _PACKAGE / "schema" / "case.schema.json"
+SCHEMA = Path(__file__).resolve().parent / "schema" / "case.schema.json"
 
 
 def shipped_corpus() -> Path | None:

@@ -8,12 +8,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance import keys
-from conformance.case import Case
-from conformance.dtypes import name_of, to_jsonable
-from conformance.keys import better_key
-from conformance.profiles import Profile
-from conformance.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
+from conformance.cases.case import Case
+from conformance.cases.dtypes import name_of, to_jsonable
+from conformance.judging import keys
+from conformance.judging.keys import better_key
+from conformance.judging.profiles import Profile
+from conformance.judging.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
 
 RULES = (
     "shape", "dtype", "index-range", "index-unique", "gather",

@@ -11,8 +11,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from conformance.judge import Domain, Verdict
-from conformance.output import atomic_write_text
+from conformance.judging.judge import Domain, Verdict
+from conformance.results.output import atomic_write_text
 
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (
@@ -56,7 +56,7 @@ class Result:
     compilations: int | None = None
     run_seconds: float | None = None
     # A performance cliff: this result's run_seconds over the median of the other backends'
-    # on the same case, where more than 20 times (conformance/suite.py, flag_cliffs):
+    # on the same case, where more than 20 times (conformance/running/suite.py, flag_cliffs):
     # {"ratio", "run_seconds", "others_median", "others"}. Set on results.json at the end of
     # a run (not in the results.jsonl stream).
     cliff: dict[str, Any] | None = None

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from backends.base import Backend, BackendCrash, Graph, PlacementError, Stopwatch
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
 from conformance.graphs.onnx import build_onnx, onnx_feeds, onnx_signature
@@ -22,10 +22,10 @@ from conformance.graphs.variants import (
     openvino_variants,
     outside_graphs,
 )
-from conformance.judge import Judgement, Outcome, Outputs, Raised, judge
-from conformance.profiles import Profile
-from conformance.results import Result
-from conformance.sequences import as_rows, sequence_position
+from conformance.judging.judge import Judgement, Outcome, Outputs, Raised, judge
+from conformance.judging.profiles import Profile
+from conformance.judging.sequences import as_rows, sequence_position
+from conformance.results.records import Result
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")

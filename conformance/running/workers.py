@@ -1,7 +1,7 @@
 """Each backend in its own worker processes, so that a crash or a hang costs one case and
 never the run. A worker keeps its backend (its sessions, and the current case with its
 graphs) between requests; a dead or hung worker is replaced by a fresh one for the next
-request. `Worker.execute` runs one request and waits for it; `conformance.suite` drives
+request. `Worker.execute` runs one request and waits for it; `conformance.running.suite` drives
 several workers at once through the same steps (begin, receive, timed_out)."""
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from backends.base import Availability, Backend
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
-from conformance.judge import Verdict
-from conformance.processes import die_with_parent
-from conformance.results import Result
-from conformance.runner import GraphCache, execute
+from conformance.judging.judge import Verdict
+from conformance.results.records import Result
+from conformance.running.processes import die_with_parent
+from conformance.running.runner import GraphCache, execute
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from conformance.results import Result
+from conformance.results.records import Result
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance.dtypes import INDEX_DTYPES
-from conformance.oracle import Order
+from conformance.cases.dtypes import INDEX_DTYPES
+from conformance.judging.oracle import Order
 
 Dialect = Literal["onnx", "openvino", "directml"]
 

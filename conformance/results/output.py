@@ -15,7 +15,7 @@ from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from conformance.results import Result
+    from conformance.results.records import Result
 
 STREAM_NAME = "results.jsonl"
 LOCK_NAME = ".topk-conformance.lock"

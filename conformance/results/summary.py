@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from conformance.results import VERDICTS, Result
+from conformance.results.records import VERDICTS, Result
 
 
 def verdict_counts(results: Iterable[Result]) -> dict[str, Counter[str]]:

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 
 from backends.base import Backend
-from conformance.case import Case
+from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
-from conformance.results import Result
-from conformance.runner import GraphCache, execute, variants_for
-from conformance.workers import Probe, Worker, crash_result, probe_here
+from conformance.results.records import Result
+from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.workers import Probe, Worker, crash_result, probe_here
 
 Executor = Callable[[Case, Variant], Result]
 

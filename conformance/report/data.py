@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import conformance
-from conformance._corpus import default_case_roots
-from conformance.case import Case
-from conformance.feature_levels import admitting_levels, describe_levels
-from conformance.judge import RULES, kept_elements
-from conformance.keys import has_nan
-from conformance.loader import load_cases
-from conformance.report_repro import command_line, graph_family, repro_snippet, variant_for
-from conformance.results import VERDICTS, Result, ResultsFile
-from conformance.summary import pass_rate
-from conformance.timing import CLIFF_RATIO, backend_times, cliffs
+from conformance.cases.case import Case
+from conformance.cases.corpus import default_case_roots
+from conformance.cases.loader import load_cases
+from conformance.judging.judge import RULES, kept_elements
+from conformance.judging.keys import has_nan
+from conformance.report.feature_levels import admitting_levels, describe_levels
+from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
+from conformance.results.records import VERDICTS, Result, ResultsFile
+from conformance.results.summary import pass_rate
+from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
 
 SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst first
 DISCREPANT = ("crash", "fail", "error", "divergent")

@@ -1,6 +1,6 @@
 """The HTML report: one self-contained file (inline CSS, JS and SVG; nothing fetched), so it
 opens from a mail attachment. Jinja2 templates with autoescaping on: every text from a case
-file or a backend is escaped. What it shows is computed in conformance/report_data.py."""
+file or a backend is escaped. What it shows is computed in conformance/report/data.py."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from pathlib import Path
 
 import jinja2
 
-from conformance import report_data
-from conformance.report_data import CaseInfo
-from conformance.results import ResultsFile
+from conformance.report import data as report_data
+from conformance.report.data import CaseInfo
+from conformance.results.records import ResultsFile
 
 
 @cache
 def _environment() -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.PackageLoader("conformance", "templates"),
+        loader=jinja2.PackageLoader("conformance.report", "templates"),
         autoescape=jinja2.select_autoescape(["html"], default_for_string=True, default=True),
         undefined=jinja2.StrictUndefined,
         trim_blocks=False,

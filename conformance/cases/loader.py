@@ -34,15 +34,15 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from conformance import profiles
-from conformance.case import Case
-from conformance.dtypes import DTYPES, HexInt, ValueError_, array_from_flat, convert_scalar, fast_array
-from conformance.generators import GeneratorError, generate
+from conformance.cases.case import Case
+from conformance.cases.dtypes import DTYPES, HexInt, ValueError_, array_from_flat, convert_scalar, fast_array
+from conformance.cases.generators import GeneratorError, generate
 from conformance.graphs.variants import known_graph_names, unknown_graph_entries
-from conformance.judge import Judgement, Outputs, judge
-from conformance.keys import has_nan
-from conformance.oracle import Answer
-from conformance.sequences import output_shape
+from conformance.judging import profiles
+from conformance.judging.judge import Judgement, Outputs, judge
+from conformance.judging.keys import has_nan
+from conformance.judging.oracle import Answer
+from conformance.judging.sequences import output_shape
 
 
 @dataclass(frozen=True)
@@ -525,7 +525,7 @@ def read_yaml(text: str, loader: type | None = None, limits: Limits | None = Non
 
 @cache
 def case_schema() -> dict[str, Any]:
-    text = resources.files("conformance").joinpath("schema/case.schema.json").read_text()
+    text = resources.files("conformance.cases").joinpath("schema/case.schema.json").read_text()
     schema: dict[str, Any] = json.loads(text)
     return schema
 

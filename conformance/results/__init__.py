@@ -1,0 +1,1 @@
+"""Stage 5: results. Result records and files, the output folder, time and verdict summaries."""
