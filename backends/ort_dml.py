@@ -23,8 +23,8 @@ import sys
 from typing import Any
 
 from backends.base import Availability
-from backends.ort_probe import device_id_from_env, provider_session_works
-from backends.ort_session import OrtBackend, ort_module
+from backends.ort_probe import DeviceIndexedProvider
+from backends.ort_session import ort_module
 from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
 
@@ -36,15 +36,13 @@ NO_SOFTWARE_ADAPTER = (
 )
 
 
-def device_id_setting() -> tuple[str | None, str]:
-    """(the `device_id` provider option from {DEVICE_ENV}, or None; an error, or "")."""
-    return device_id_from_env(DEVICE_ENV, "an adapter index")
-
-
-class OrtDml(OrtBackend):
+class OrtDml(DeviceIndexedProvider):
     name = "ort-dml"
     provider = "DmlExecutionProvider"
     package_hint = "onnxruntime-directml (Windows only)"
+    device_env = DEVICE_ENV
+    device_counts = "an adapter index"
+    probe_hint = NO_SOFTWARE_ADAPTER  # why the probe fails on a machine without a GPU
     # The DirectML provider takes one-node graphs: a declined node is a placement error at once.
     retry_behind_identity = False
     # The newest TopK opset the provider registers (7, 10 and 11 in its registration table).
@@ -56,23 +54,10 @@ class OrtDml(OrtBackend):
                 False, f"DirectML runs natively on Windows only (this is {sys.platform}); "
                 "on Linux see ort-dml-wine",
             )
-        status = super().availability()
-        if not status.available:
-            return status
-        _, error = device_id_setting()
-        if error:
-            return Availability(False, error)
-        probed = provider_session_works(self)
-        if not probed.available:
-            return Availability(False, f"{probed.reason} ({NO_SOFTWARE_ADAPTER})")
-        return probed
-
-    def provider_options(self) -> dict[str, str]:
-        device_id, _ = device_id_setting()
-        return {"device_id": device_id} if device_id is not None else {}
+        return super().availability()
 
     def describe(self) -> dict[str, str]:
-        device_id, _ = device_id_setting()
+        device_id, _ = self.device_setting()
         adapter = f"device_id {device_id} ({DEVICE_ENV})" if device_id is not None else "the provider's default"
         return {**super().describe(), "adapter": adapter}
 

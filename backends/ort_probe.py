@@ -69,3 +69,33 @@ def device_id_from_env(variable: str, what: str) -> tuple[str | None, str]:
     if not raw.isdigit():
         return None, f"{variable} must be {what} (0, 1, ...), not {raw!r}"
     return str(int(raw)), ""
+
+
+class DeviceIndexedProvider(OrtBackend):
+    """An execution provider on one device of several: the index comes from the environment
+    variable `device_env` as the provider option `device_id` (the provider's default where
+    it is unset), and the backend is available only where a probe session opens on it."""
+
+    device_env = ""
+    device_counts = "a device index"  # what the index counts, for the error message
+    probe_hint = ""  # appended to the reason where the probe session fails
+
+    def device_setting(self) -> tuple[str | None, str]:
+        """(the `device_id` provider option, or None; an error, or "")."""
+        return device_id_from_env(self.device_env, self.device_counts)
+
+    def availability(self) -> Availability:
+        status = super().availability()
+        if not status.available:
+            return status
+        _, error = self.device_setting()
+        if error:
+            return Availability(False, error)
+        probed = provider_session_works(self)
+        if not probed.available and self.probe_hint:
+            return Availability(False, f"{probed.reason} ({self.probe_hint})")
+        return probed
+
+    def provider_options(self) -> dict[str, str]:
+        device_id, _ = self.device_setting()
+        return {"device_id": device_id} if device_id is not None else {}

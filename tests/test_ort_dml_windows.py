@@ -17,7 +17,7 @@ from harness import CASES, documented
 
 from backends.base import Availability
 from backends.ort_cuda import OrtCuda
-from backends.ort_dml import DEVICE_ENV, OrtDml, device_id_setting
+from backends.ort_dml import DEVICE_ENV, OrtDml
 from backends.ort_probe import provider_session_works
 from backends.ort_session import OrtBackend
 from conformance.cases.loader import load_cases
@@ -42,7 +42,7 @@ def test_device_id_comes_from_the_environment(
     else:
         monkeypatch.setenv(DEVICE_ENV, value)
     assert OrtDml().provider_options() == options
-    assert device_id_setting()[1] == error
+    assert OrtDml().device_setting()[1] == error
 
 
 def test_cuda_device_id_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
