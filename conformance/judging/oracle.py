@@ -115,15 +115,18 @@ def select(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, An
     return _select_partitioned(c, k, largest)
 
 
+def _kth_best(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
+    """Per row of `c`, its K-th best value (a column, shape (rows, 1)), by one partition."""
+    at = c.shape[1] - k if largest else k - 1
+    kth: np.ndarray[Any, Any] = np.partition(c, at, axis=1)[:, at : at + 1]
+    return kth
+
+
 def _select_partitioned(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
     """`select` by one partition per row (to find the K-th best value) and a few comparisons."""
     rows, n = c.shape
-    if largest:
-        kth = np.partition(c, n - k, axis=1)[:, n - k : n - k + 1]
-        taken = c >= kth
-    else:
-        kth = np.partition(c, k - 1, axis=1)[:, k - 1 : k]
-        taken = c <= kth
+    kth = _kth_best(c, k, largest)
+    taken = c >= kth if largest else c <= kth
     over = np.flatnonzero(np.count_nonzero(taken, axis=1) != k)  # more ties than places
     if over.size:
         sub, bound = c[over], kth[over]
@@ -146,14 +149,8 @@ def _select_sampled(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarra
     candidate, so that a tie never picks it), go through `_select_partitioned`. Rows where
     the sample bounds too little (many ties, sorted input) are partitioned whole."""
     rows, n = c.shape
-    sample = c[:, ::SAMPLE_STEP]
-    m = sample.shape[1]
-    if largest:
-        bound = np.partition(sample, m - k, axis=1)[:, m - k : m - k + 1]
-        candidate = c >= bound
-    else:
-        bound = np.partition(sample, k - 1, axis=1)[:, k - 1 : k]
-        candidate = c <= bound
+    bound = _kth_best(c[:, ::SAMPLE_STEP], k, largest)
+    candidate = c >= bound if largest else c <= bound
     flat = np.flatnonzero(candidate)  # row-major: by row, then ascending position
     row_of = flat // n
     counts = np.bincount(row_of, minlength=rows)
