@@ -23,6 +23,7 @@ from hypothesis.extra.numpy import arrays
 
 from conformance.cases.case import Case
 from conformance.cases.dtypes import DTYPES, is_float, name_of
+from conformance.judging.keys import key_dtype
 
 # The simplest first: shrinking moves towards the front.
 DTYPE_ORDER = (
@@ -83,14 +84,10 @@ class FuzzInput:
                 f"index_type={self.index_type}, x={self.x.tolist()!r})")
 
 
-def _bits_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    return np.dtype(f"u{dtype.itemsize}")
-
-
 def _float_bits(values: list[float], dtype: np.dtype[Any]) -> list[int]:
     with np.errstate(over="ignore"):
         as_type = np.array(values, dtype=np.float64).astype(dtype)
-    bits: list[int] = as_type.view(_bits_dtype(dtype)).tolist()
+    bits: list[int] = as_type.view(key_dtype(dtype)).tolist()
     return bits
 
 
@@ -169,7 +166,7 @@ def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np
                              any_element(dtype))
     else:
         elements = any_element(dtype)
-    storage = _bits_dtype(dtype) if is_float(dtype) else dtype
+    storage = key_dtype(dtype) if is_float(dtype) else dtype
     raw = draw(arrays(storage, shape, elements=elements, fill=st.nothing()))
     return raw.view(dtype) if is_float(dtype) else raw
 

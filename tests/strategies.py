@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -16,6 +15,11 @@ from hypothesis.extra.numpy import arrays
 
 from conformance.cases.case import Case
 from conformance.cases.dtypes import DTYPES, is_float
+
+# The fuzzer's element strategies: the values where implementations differ (NaN payloads,
+# signalling NaN, extremes and their neighbours, integers floats lose) and any bit pattern.
+from conformance.fuzz_strategies import any_element, special_values
+from conformance.judging.keys import key_dtype
 
 MAX_SIZE = 512
 MAX_DIM = 8
@@ -75,33 +79,6 @@ def shapes(draw: st.DrawFn) -> tuple[int, ...]:
     return tuple(dims)
 
 
-def _bits_dtype(dtype: np.dtype[Any]) -> np.dtype[Any]:
-    return np.dtype(f"u{dtype.itemsize}")
-
-
-def special_values(dtype: np.dtype[Any]) -> list[Any]:
-    """Values where implementations tend to differ, as elements of `dtype` (floats as their
-    bit patterns)."""
-    if is_float(dtype):
-        info = ml_dtypes.finfo(dtype)
-        floats = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, float(info.max),
-                  float(info.min), float(info.tiny), float(info.smallest_subnormal),
-                  -float(info.smallest_subnormal)]
-        patterns = np.array(floats, dtype=np.float64).astype(dtype).view(_bits_dtype(dtype))
-        return sorted(set(patterns.tolist()))
-    info_i = np.iinfo(dtype)
-    return sorted({info_i.min, info_i.min + 1, info_i.max - 1, info_i.max, 0, 1}
-                  | ({-1} if info_i.min < 0 else set()))
-
-
-def any_element(dtype: np.dtype[Any]) -> st.SearchStrategy[int]:
-    """Any element of `dtype`; floats as any bit pattern (NaN payloads and subnormals too)."""
-    if is_float(dtype):
-        return st.integers(0, (1 << (8 * dtype.itemsize)) - 1)
-    info = np.iinfo(dtype)
-    return st.integers(int(info.min), int(info.max))
-
-
 @st.composite
 def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np.ndarray[Any, Any]:
     element = any_element(dtype)
@@ -115,7 +92,7 @@ def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np
         elements = st.one_of(st.sampled_from(special_values(dtype)), element)
     else:
         elements = element
-    storage = _bits_dtype(dtype) if is_float(dtype) else dtype
+    storage = key_dtype(dtype) if is_float(dtype) else dtype
     raw = draw(arrays(storage, shape, elements=elements))
     return raw.view(dtype) if is_float(dtype) else raw
 
