@@ -19,9 +19,22 @@ from conformance.cases.dtypes import DTYPES, is_float
 # The fuzzer's element strategies: the values where implementations differ (NaN payloads,
 # signalling NaN, extremes and their neighbours, integers floats lose) and any bit pattern.
 from conformance.fuzz_strategies import any_element, special_values
+from conformance.judging import profiles
 from conformance.judging.keys import key_dtype
+from conformance.judging.profiles import Profile
 
 MAX_SIZE = 512
+
+# Every dialect profile the judge has, for tests that draw from or run through all of them.
+ALL_PROFILES: list[Profile] = [
+    profiles.onnx(True),
+    profiles.onnx(False),
+    *[profiles.openvino(sort, stable) for sort in ("value", "index", "none")
+      for stable in (True, False)],
+    profiles.openvino("value", True, "int64"),
+    profiles.directml(),
+    profiles.directml("uint64"),
+]
 MAX_DIM = 8
 
 

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import TopKInput, property_settings, tensors, topk_inputs
+from strategies import ALL_PROFILES, TopKInput, property_settings, tensors, topk_inputs
 
 from conformance.cases.case import Case
 from conformance.cases.dtypes import DTYPES, is_float, to_jsonable
@@ -35,13 +35,7 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:invalid value encountered in (cast|add):RuntimeWarning"
 )
 
-ALL_PROFILES: list[Profile] = [
-    profiles.onnx(True),
-    profiles.onnx(False),
-    *[profiles.openvino(sort, stable) for sort in ("value", "index", "none")
-      for stable in (True, False)],
-    profiles.directml(),
-]
+
 
 
 # --- the replaced implementations, kept as references -------------------------------------

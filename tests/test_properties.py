@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from strategies import TopKInput, property_settings, topk_inputs
+from strategies import ALL_PROFILES, TopKInput, property_settings, topk_inputs
 
 from conformance.cases.dtypes import is_float
 from conformance.judging import profiles
@@ -26,15 +26,6 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:invalid value encountered in (cast|add):RuntimeWarning"
 )
 
-ALL_PROFILES: list[Profile] = [
-    profiles.onnx(True),
-    profiles.onnx(False),
-    *[profiles.openvino(sort, stable) for sort in ("value", "index", "none")
-      for stable in (True, False)],
-    profiles.openvino("value", True, "int64"),
-    profiles.directml(),
-    profiles.directml("uint64"),
-]
 ORDERED_PROFILES = [p for p in ALL_PROFILES if p.order != "none"]
 STRICT_BY_VALUE = [p for p in ALL_PROFILES if p.strict_ties and p.order == "value"]
 LOOSE = [profiles.openvino("value", False), profiles.openvino("none", False),
