@@ -19,10 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,6 +29,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.clock import median_seconds
 from conformance.cases.case import Case
 from conformance.cases.loader import load_file
 
@@ -49,15 +48,6 @@ def case_file(cases: int, rows: int, columns: int) -> str:
             "    k: 5",
         ]
     return "\n".join(lines) + "\n"
-
-
-def median_seconds(run: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from backends.base import Backend
 from backends.registry import by_name
+from benchmarks.clock import median_seconds
 from conformance.cases.case import Case
 from conformance.graphs.variants import Variant, directml_variants
 from conformance.running.runner import GraphCache
@@ -37,16 +40,6 @@ INPUTS = (
     _case("64x1000-k16", np.random.default_rng(1).integers(0, 4, (64, 1000)).astype(np.float32), 16),
 )
 ONNX = Variant("onnx", 11, "constant")
-
-
-def median_seconds(run: Callable[[], object], repeat: int) -> float:
-    run()  # compile, first dispatch
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def fresh_graph_seconds(backend: Backend, case: Case, variant: Variant, count: int) -> float:
@@ -73,10 +66,10 @@ def main() -> None:
     top_k1 = directml_variants()[0]
     for case in INPUTS:
         onnx_graph, dml_graph = GraphCache().get(case, ONNX), GraphCache().get(case, top_k1)
-        peer = median_seconds(partial(cpu.run, onnx_graph), args.repeat)
+        peer = median_seconds(partial(cpu.run, onnx_graph), args.repeat, warm_up=True)
         print(f"{case.id}: ort-cpu {peer * 1e3:.3f} ms per run (the peer)")
         for backend, graph in ((ort_dml, onnx_graph), (directml, dml_graph)):
-            warm = median_seconds(partial(backend.run, graph), args.repeat)
+            warm = median_seconds(partial(backend.run, graph), args.repeat, warm_up=True)
             print(f"  {backend.name}: {warm / peer:.1f}x ort-cpu per run of a graph seen before ({warm * 1e3:.2f} ms)")
         count = min(8, case.x.shape[-1])
         cold_peer = fresh_graph_seconds(cpu, case, ONNX, count)
