@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from conformance import machine
 from conformance.cases.case import Case
 from conformance.graphs.variants import GraphKind, Variant
 
@@ -68,7 +69,9 @@ class PlacementError(RuntimeError):
 #      close() and cannot_run(case, variant); BackendCrash for a process the backend drives.
 #      Added since, optional for a backend (one written without them runs as before):
 #      Graph.signature (reuse a session across graphs that are the same up to their name)
-#      and the compiling() / executing() timers (compile and execution time in results).
+#      and the compiling() / executing() timers (compile and execution time in results);
+#      isa() (the instruction-set tier its answers depend on, in every result) and
+#      worker_launch() (an environment, or an emulated CPU, for its worker process).
 INTERFACE_VERSION = 2
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2})
 
@@ -86,6 +89,16 @@ class Stopwatch:
     reported: bool = False
 
 
+@dataclass(frozen=True)
+class WorkerLaunch:
+    """How a backend's worker process is started where it is not a plain Python process:
+    variables set before anything loads, and a command (an emulator) that runs the
+    interpreter, e.g. ("qemu-x86_64", "-cpu", "max")."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    emulator: tuple[str, ...] = ()
+
+
 class BackendCrash(RuntimeError):
     """A process the backend drives (not the worker itself) died or hung during the run:
     judged `crash`, like a dead worker."""
@@ -97,6 +110,9 @@ class Backend(ABC):
     # The interface version the backend implements. The suite's own backends inherit this
     # default; a plugin must set it in its own class (the registry checks that it did).
     interface_version: ClassVar[int] = INTERFACE_VERSION
+    # Run when no --backend names the backends (False: only when named, such as a backend
+    # that re-runs another's row on an emulated CPU, about 20 times slower).
+    by_default: bool = True
 
     @abstractmethod
     def availability(self) -> Availability:
@@ -111,6 +127,17 @@ class Backend(ABC):
         """Run one graph; raise on any runtime error (the judge makes it a verdict). A case
         with `repeat: N` hands the same Graph object N times in a row: a backend may keep
         its session (or compiled model) for the last graph and run it again."""
+
+    def isa(self) -> str:
+        """The instruction-set tier (conformance/machine.py) its kernels are chosen under,
+        recorded in every result so that a baseline can scope what depends on it: by
+        default the tier of the CPU this process runs on; "" for a backend whose answers do
+        not depend on the CPU (a GPU's)."""
+        return machine.host_tier()
+
+    def worker_launch(self) -> WorkerLaunch | None:
+        """How its worker process must start (None: as any other)."""
+        return None
 
     def runs(self, variant: Variant) -> bool:
         return variant.kind in self.kinds

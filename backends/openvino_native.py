@@ -1,5 +1,6 @@
 """`openvino-cpu` (and `-gpu`, `-npu` where OpenVINO reports them): OpenVINO itself, on
-native TopK graphs and on ONNX graphs read by its ONNX frontend."""
+native TopK graphs and on ONNX graphs read by its ONNX frontend; `openvino-cpu-avx2` and
+`openvino-cpu-avx`: its CPU plugin held to those instruction sets (backends/isa_limit.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from backends.base import Availability, Backend, Execution, Graph
+from backends import isa_limit
+from backends.base import Availability, Backend, Execution, Graph, WorkerLaunch
 from backends.compiled import Compiled
+from conformance import machine
 
 
 @cache
@@ -23,11 +26,25 @@ def _core() -> Any:
 class OpenVINO(Backend):
     kinds = ("openvino", "onnx")
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, isa_limit: str = "") -> None:
         self.device = device  # OpenVINO's device name: CPU, GPU, NPU
-        self.name = f"openvino-{device.lower()}"
+        self.isa_limit = isa_limit  # CPU only: an instruction-set tier (isa_limit.LIMITS), or ""
+        self.name = f"openvino-{device.lower()}" + (f"-{isa_limit}" if isa_limit else "")
+        self.by_default = not isa_limit  # another tier's answers, asked for by name
+
+    def isa(self) -> str:
+        if self.device != "CPU":
+            return ""
+        return machine.capped(machine.host_tier(), self.isa_limit) if self.isa_limit else machine.host_tier()
+
+    def worker_launch(self) -> WorkerLaunch | None:
+        return isa_limit.launch(self.isa_limit) if self.isa_limit else None
 
     def availability(self) -> Availability:
+        if self.isa_limit:
+            held = isa_limit.availability(self.isa_limit)
+            if not held.available:
+                return held
         try:
             devices = _core().available_devices
         except Exception as exc:  # an import or plugin failure is a reason, not a crash
@@ -39,8 +56,18 @@ class OpenVINO(Backend):
     def describe(self) -> dict[str, str]:
         import openvino as ov
 
-        full_name = _core().get_property(self.device, "FULL_DEVICE_NAME")
-        return {"device": f"OpenVINO {self.device}: {full_name}", "openvino": ov.__version__}
+        core = _core()
+        full_name = core.get_property(self.device, "FULL_DEVICE_NAME")
+        info = {"device": f"OpenVINO {self.device}: {full_name}", "openvino": ov.__version__}
+        if self.device == "CPU":
+            # What the CPU plugin says of itself (it chooses its kernels by the same CPU).
+            capabilities = core.get_property(self.device, "OPTIMIZATION_CAPABILITIES")
+            info["openvino_capabilities"] = " ".join(str(c) for c in capabilities)
+            precision = core.get_property(self.device, "INFERENCE_PRECISION_HINT")  # the suite sets f32
+            info["openvino_default_precision"] = precision.get_type_name()
+        if self.isa_limit:
+            info.update(isa_limit.describe(self.isa_limit))
+        return info
 
     def __getstate__(self) -> dict[str, Any]:
         # A worker process compiles its own models.

@@ -20,6 +20,9 @@ class OrtCuda(DeviceIndexedProvider):
     device_env = "TOPK_CUDA_DEVICE_ID"
     device_counts = "a CUDA device index"
 
+    def isa(self) -> str:
+        return ""  # the GPU's kernels: the CPU's instruction sets do not choose them
+
     def describe(self) -> dict[str, str]:
         device_id, _ = self.device_setting()
         return {**super().describe(), "cuda_device": device_id if device_id is not None else "0 (default)"}

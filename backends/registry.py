@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib import metadata
 
+from backends import isa_limit
 from backends.base import (
     INTERFACE_VERSION,
     SUPPORTED_INTERFACE_VERSIONS,
@@ -41,6 +42,7 @@ def builtin_backends() -> list[Backend]:
     return [
         OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(), OrtDmlWine(), DirectMLWine(),
         *(OpenVINO(device) for device in OPENVINO_DEVICES),
+        *(OpenVINO("CPU", limit) for limit in isa_limit.LIMITS),
     ]
 
 

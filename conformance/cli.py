@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         console.print(_backend_table(everything, probes))
         return 0
     try:
-        candidates = by_name(args.backend) if args.backend else all_backends()
+        candidates = by_name(args.backend) if args.backend else [b for b in all_backends() if b.by_default]
     except KeyError as exc:
         parser.error(str(exc.args[0]))
     return _run(args, candidates, console)
@@ -80,7 +80,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--cases", type=Path, action="append", metavar="PATH",
                      help="case file or folder (repeatable; default: cases/ if present, else the shipped corpus)")
     run.add_argument("--backend", action="append", metavar="NAME",
-                     help="backend to run (repeatable; default: every one available here)")
+                     help="backend to run (repeatable; default: every one available here, less those "
+                          "run only when named, such as openvino-cpu-avx2)")
     run.add_argument("--case", action="append", metavar="ID", help="only this case id (repeatable)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                      help=f"where results.json and report.html go (default: {DEFAULT_OUT})")
@@ -152,7 +153,8 @@ def _backend_table(backends: Sequence[Backend], probes: dict[str, Probe]) -> Tab
         table.add_column(column)
     for backend in backends:
         status = probes[backend.name].availability
-        table.add_row(backend.name, "yes" if status.available else "no", printable(status.reason))
+        answer = ("yes" if backend.by_default else "yes, when named") if status.available else "no"
+        table.add_row(backend.name, answer, printable(status.reason))
     return table
 
 

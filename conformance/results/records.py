@@ -60,6 +60,10 @@ class Result:
     # {"ratio", "run_seconds", "others_median", "others"}. Set on results.json at the end of
     # a run (not in the results.jsonl stream).
     cliff: dict[str, Any] | None = None
+    # The instruction-set tier the backend's kernels were chosen under (conformance/machine.py:
+    # the CPU's, or a backend's limit, as `openvino-cpu-avx2`); "" where the CPU does not
+    # choose them (a GPU) or the file predates the field. Baseline scopes match against it.
+    isa: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str]:

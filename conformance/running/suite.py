@@ -33,8 +33,7 @@ def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
     for variant in variants_for(backend, case):
         yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
                      message=f"{backend.name} is not available: {reason}", tags=list(case.tags),
-                     case_file=str(case.file),
-                     x_shape=variant.x_shape)
+                     case_file=str(case.file), x_shape=variant.x_shape, isa=backend.isa())
 
 
 class Executors:

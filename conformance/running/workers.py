@@ -6,14 +6,23 @@ several workers at once through the same steps (begin, receive, timed_out)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import multiprocessing
+import multiprocessing.spawn
+import os
+import shlex
+import shutil
 import signal
+import sys
+import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
-from backends.base import Availability, Backend
+from backends.base import Availability, Backend, WorkerLaunch
+from conformance import machine
 from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
 from conformance.judging.judge import Verdict
@@ -36,7 +45,52 @@ class Probe:
 
 def probe_here(backend: Backend) -> Probe:
     status = backend.availability()
-    return Probe(status, dict(backend.describe()) if status.available else {})
+    if not status.available:
+        return Probe(status, {})
+    # The machine its answers depend on, then the backend's own account.
+    return Probe(status, {**machine.describe(backend.isa()), **backend.describe()})
+
+
+@contextlib.contextmanager
+def _launching(launch: WorkerLaunch | None) -> Iterator[None]:
+    """A worker started as `launch` says: its variables in the environment it inherits,
+    and the interpreter run by the emulator through a small script (multiprocessing takes
+    one executable path). Main thread only, as every spawn."""
+    if launch is None:
+        yield
+        return
+    saved_env = {name: os.environ.get(name) for name in launch.env}
+    saved_executable = multiprocessing.spawn.get_executable()
+    try:
+        os.environ.update(launch.env)
+        if launch.emulator:
+            _CONTEXT.set_executable(_emulator_script(launch.emulator))
+        yield
+    finally:
+        _CONTEXT.set_executable(saved_executable)
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+_SCRIPTS: dict[tuple[str, ...], str] = {}
+
+
+def _emulator_script(emulator: tuple[str, ...]) -> str:
+    """An executable script that runs this interpreter under `emulator` (one per emulator
+    and process, in a temporary folder removed as the process exits)."""
+    if emulator not in _SCRIPTS:
+        folder = tempfile.mkdtemp(prefix="topk-worker-")
+        atexit.register(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "python")
+        command = " ".join(shlex.quote(part) for part in (*emulator, sys.executable))
+        with open(path, "w", encoding="utf-8") as script:
+            script.write(f'#!/bin/sh\nexec {command} "$@"\n')
+        os.chmod(path, 0o700)
+        _SCRIPTS[emulator] = path
+    return _SCRIPTS[emulator]
 
 
 def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True) -> None:
@@ -180,7 +234,8 @@ class Worker:
             parent, child = _CONTEXT.Pipe()
             self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse),
                                              daemon=True)
-            self._process.start()
+            with _launching(self.backend.worker_launch()):
+                self._process.start()
             child.close()
             self._pending = parent
 
@@ -261,5 +316,5 @@ def _result(case: Case, backend: Backend, variant: Variant, verdict: Verdict, me
     return Result(
         case.id, backend.name, variant.graph, variant.k_label, verdict,
         message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
-        case_file=str(case.file),
+        case_file=str(case.file), isa=backend.isa(),
     )
