@@ -19,6 +19,7 @@ from backends.base import Availability, WorkerLaunch
 from conformance import machine
 
 QEMU = "qemu-x86_64"
+DEBIAN_PACKAGES = ("qemu-user",)  # `topk-conformance setup isa-limits` installs them
 # The QEMU CPU model of each limit: TCG's "max" is an AVX2 CPU without AVX-512 or AVX-VNNI.
 QEMU_CPU = {"avx2": "max", "avx": "max,-avx2"}
 ONEDNN_LIMIT = {"avx2": "AVX2", "avx": "AVX"}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import signal
 import sys
@@ -52,7 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cases":
         return _corpus.main(args, console)
     if args.command == "setup":
-        return _setup(console)
+        return _setup_isa_limits(console) if args.component == "isa-limits" else _setup(console)
     if args.command == "fuzz":
         return fuzz.main(args, console)
     if args.list_backends:
@@ -109,9 +110,10 @@ def _parser() -> argparse.ArgumentParser:
     _corpus.add_parser(commands)
     fuzz.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
-    setup.add_argument("component", choices=["directml"],
+    setup.add_argument("component", choices=["directml", "isa-limits"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
-                       "for ort-dml-wine and directml-wine")
+                       "for ort-dml-wine and directml-wine; isa-limits: QEMU's user-mode emulator, for "
+                       "openvino-cpu-avx2 and openvino-cpu-avx on a CPU with more instruction sets")
     report = commands.add_parser("report", help="render one HTML report from one or more results files")
     report.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
     report.add_argument("-o", "--output", type=Path, metavar="FILE", help="the HTML file (default: DIR/report.html)")
@@ -125,6 +127,9 @@ def _parser() -> argparse.ArgumentParser:
                                help="on conflicting verdicts keep the later file's (else exit 1)")
     baseline = commands.add_parser("baseline", help="write a baseline (the known discrepancies) from results")
     baseline.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
+    baseline.add_argument("--as", dest="record_as", action="append", default=[], metavar="NAME=OTHER",
+                          help="record backend NAME's results as OTHER's, on NAME's instruction-set tier "
+                               "(openvino-cpu-avx2=openvino-cpu: the AVX2 machines' entries of openvino-cpu)")
     baseline.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                           help="the baseline YAML; notes of an existing one carry over")
     return parser
@@ -289,10 +294,30 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
             for line in lines:
                 print(f"  {printable(line)}", file=sys.stderr)
     if comparison.ungated:
-        print(f"gate: not covered by {path}: {', '.join(comparison.ungated)}", file=sys.stderr)
+        why = " (fails the gate: a strict gate must check every backend it runs)" if strict else ""
+        print(f"gate: not covered by {path}: {printable(', '.join(comparison.ungated))}{why}", file=sys.stderr)
     failed = comparison.failed(strict)
     print(f"gate: {'FAILED' if failed else 'held'} against {path}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _setup_isa_limits(console: Console) -> int:
+    from backends.isa_limit import DEBIAN_PACKAGES
+    from backends.wine.provision import SetupError, install_packages
+
+    try:
+        install_packages(console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")
+    except SetupError as exc:
+        console.print(f"[bold red]setup isa-limits stopped[/]: {exc}")
+        return 1
+    limited = by_name(["openvino-cpu-avx2", "openvino-cpu-avx"])
+    executors = Executors(timeout=120)
+    try:  # asked in their own workers, started held to their limits
+        probes = executors.probe(limited)
+    finally:
+        executors.close()
+    console.print(_backend_table(limited, probes))
+    return 0
 
 
 def _setup(console: Console) -> int:
@@ -366,9 +391,21 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
         except BaselineError as exc:
             print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
             return 2
-    results = [result for results_file in files for result in results_file.results]
+    renamed: dict[str, str] = {}
+    for pair in args.record_as:
+        name, _, other = pair.partition("=")
+        if not name or not other:
+            print(f"topk-conformance: --as {printable(pair)}: want NAME=OTHER", file=sys.stderr)
+            return 2
+        renamed[name] = other
+    results = [dataclasses.replace(result, backend=renamed.get(result.backend, result.backend))
+               for results_file in files for result in results_file.results]
     recorded_with = files[-1].environment.get("packages", {})
-    baseline = record(results, recorded_with, previous)
+    try:
+        baseline = record(results, recorded_with, previous)
+    except BaselineError as exc:
+        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
+        return 2
     write_baseline(args.output, baseline)
     console.print(f"wrote {len(baseline.entries)} known discrepancies of {', '.join(baseline.backends)} "
                   f"to {args.output}")

@@ -4,7 +4,13 @@ A baseline is a YAML file, sorted and diff-friendly: the backends it covers, not
 group of discrepancies is known), and one entry per result that is neither pass nor skip.
 A run is held to it: a result worse than recorded, or a new discrepancy, is a regression
 (exit status 1); a recorded discrepancy that now passes is listed as fixed, and fails the
-gate only with `strict`."""
+gate only with `strict`, as does a backend of the run that the baseline does not cover (a
+strict gate that checked nothing must not hold).
+
+Where answers depend on the machine, an entry (or the whole file, with a top-level `isa`)
+is scoped to a range of instruction-set tiers (`isa: "<avx512_core_bf16"`,
+conformance/machine.py): it applies to a result whose `isa` is in the range, and an entry
+scoped elsewhere is never reported, neither as new nor as fixed nor as not run."""
 
 from __future__ import annotations
 
@@ -15,12 +21,14 @@ from typing import Any
 
 import yaml
 
+from conformance.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
 from conformance.results.records import Result
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
 # error that becomes a fail) or new broken rules count as worse too.
 _RANK = {"pass": 0, "skip": 0, "divergent": 1, "error": 2, "fail": 2, "crash": 3}
 Key = tuple[str, str, str, str]  # backend, case, graph, k_source
+ScopedKey = tuple[str, str, str, str, str]  # ... and the entry's isa scope ("" everywhere)
 
 
 @dataclass(frozen=True)
@@ -32,23 +40,50 @@ class Entry:
     verdict: str
     rules: tuple[str, ...] = ()
     note: str = ""  # a key of Baseline.notes
+    isa: str = ""  # the scope: the instruction-set tiers where it holds ("" everywhere)
 
     @property
-    def key(self) -> Key:
+    def key(self) -> ScopedKey:
+        return (self.backend, self.case, self.graph, self.k_source, self.isa)
+
+    @property
+    def result_key(self) -> Key:
         return (self.backend, self.case, self.graph, self.k_source)
 
+    def holds_on(self, tier: str) -> bool:
+        return Scope(self.isa).holds(tier)
+
     @staticmethod
-    def of(result: Result, note: str = "") -> Entry:
+    def of(result: Result, note: str = "", isa: str = "") -> Entry:
         return Entry(result.backend, result.case, result.graph, result.k_source, result.verdict,
-                     tuple(result.rules), note)
+                     tuple(result.rules), note, isa)
 
 
 @dataclass
 class Baseline:
     backends: list[str]
-    entries: dict[Key, Entry]
+    entries: dict[ScopedKey, Entry]
     notes: dict[str, str] = field(default_factory=dict)
     recorded_with: dict[str, Any] = field(default_factory=dict)
+    _by_key: dict[Key, list[Entry]] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def scoped(self, key: Key) -> list[Entry]:
+        """Every entry of a result key, whatever its scope."""
+        if self._by_key is None:
+            self._by_key = {}
+            for entry in self.entries.values():
+                self._by_key.setdefault(entry.result_key, []).append(entry)
+        return self._by_key.get(key, [])
+
+    def applying(self, result: Result) -> Entry | None:
+        """The entry that holds for this result: its key, in scope of its isa."""
+        key = (result.backend, result.case, result.graph, result.k_source)
+        return next((entry for entry in self.scoped(key) if entry.holds_on(result.isa)), None)
+
+    def narrowed(self, tier: str) -> Baseline:
+        """The entries that hold on a machine of this tier."""
+        kept = {key: entry for key, entry in self.entries.items() if entry.holds_on(tier)}
+        return Baseline(self.backends, kept, self.notes, self.recorded_with)
 
 
 class BaselineError(ValueError):
@@ -61,18 +96,50 @@ def is_discrepancy(result: Result) -> bool:
 
 def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: Baseline | None = None) -> Baseline:
     """A baseline of these results; notes of a previous baseline carry over to the entries
-    that are still there."""
+    that are still there. Results of one backend on machines of several instruction-set
+    tiers (several results files, or a backend held to a lower tier recorded as another's
+    with `as_backend`) give one entry where every tier agrees, and scoped entries where
+    they disagree (machine.scopes_between: each boundary at the higher observed tier)."""
     results = list(results)
-    old_notes = previous.entries if previous else {}
-    entries = {}
+    old_notes = {entry.result_key: entry.note for entry in (previous.entries.values() if previous else ())}
+    outcomes: dict[Key, dict[str, Result | None]] = {}
+    tiers: dict[str, set[str]] = {}
     for result in results:
-        if is_discrepancy(result):
-            kept = old_notes.get((result.backend, result.case, result.graph, result.k_source))
-            entry = Entry.of(result, kept.note if kept else "")
+        key = (result.backend, result.case, result.graph, result.k_source)
+        outcomes.setdefault(key, {})[result.isa] = result if is_discrepancy(result) else None
+        tiers.setdefault(result.backend, set()).add(result.isa)
+    for backend, seen in tiers.items():
+        if len(seen) > 1 and "" in seen:
+            raise BaselineError(f"results of {backend} from a machine of unknown instruction-set tier (a results "
+                                "file older than the `isa` field) cannot be scoped beside results of known tiers")
+    entries: dict[ScopedKey, Entry] = {}
+    for key, by_tier in outcomes.items():
+        note = old_notes.get(key, "")
+        for entry in _entries_of(by_tier, note):
             entries[entry.key] = entry
     used = {entry.note for entry in entries.values()}
     notes = {key: text for key, text in (previous.notes if previous else {}).items() if key in used}
-    return Baseline(sorted({r.backend for r in results}), entries, notes, recorded_with)
+    return Baseline(sorted(tiers), entries, notes, recorded_with)
+
+
+def _entries_of(by_tier: dict[str, Result | None], note: str) -> list[Entry]:
+    """One result key's entries from its outcome on each tier it ran on."""
+    def outcome(result: Result | None) -> tuple[str, tuple[str, ...]] | None:
+        return None if result is None else (result.verdict, tuple(result.rules))
+
+    if len({outcome(result) for result in by_tier.values()}) == 1:
+        only = next(iter(by_tier.values()))
+        return [Entry.of(only, note)] if only is not None else []
+    ordered = sorted(by_tier, key=tier_order)
+    if any(tier not in TIER_NAMES for tier in ordered):  # off x86-64: each tier by its name
+        return [Entry.of(result, note, tier) for tier, result in by_tier.items() if result is not None]
+    runs: list[tuple[str, Result | None]] = []  # (first tier, outcome) of each run of equal outcomes
+    for tier in ordered:
+        if not runs or outcome(runs[-1][1]) != outcome(by_tier[tier]):
+            runs.append((tier, by_tier[tier]))
+    scopes = scopes_between([tier for tier, _ in runs])
+    return [Entry.of(result, note, scope.text) for (_, result), scope in zip(runs, scopes, strict=True)
+            if result is not None]
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
@@ -81,6 +148,7 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
         "# of the backends below. `topk-conformance run --baseline FILE` fails on anything worse.",
         "# Regenerate with `topk-conformance baseline RESULTS.json -o FILE` after reading the",
         "# results; notes (why a discrepancy is known) carry over to entries still present.",
+        "# An entry with `isa` holds only on machines of those instruction-set tiers.",
         yaml.safe_dump({"recorded_with": baseline.recorded_with}, sort_keys=True, width=100).rstrip(),
         yaml.safe_dump({"backends": baseline.backends}, default_flow_style=None, width=100).rstrip(),
         yaml.safe_dump({"notes": baseline.notes}, sort_keys=True, width=100).rstrip()
@@ -95,6 +163,8 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
         }
         if entry.note:
             fields["note"] = entry.note
+        if entry.isa:
+            fields["isa"] = entry.isa
         flow = yaml.safe_dump(fields, default_flow_style=True, sort_keys=False, width=10_000).strip()
         lines.append(f"- {flow}")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -109,12 +179,14 @@ def read_baseline(path: Path) -> Baseline:
     if not isinstance(document, dict) or not isinstance(document.get("backends"), list):
         raise BaselineError(f"{path}: a baseline is a mapping with 'backends' and 'results'")
     notes = document.get("notes") or {}
-    entries: dict[Key, Entry] = {}
+    file_scope = _scope(path, "isa", document.get("isa", ""))
+    entries: dict[ScopedKey, Entry] = {}
     for position, raw in enumerate(document.get("results") or []):
         try:
             entry = Entry(
                 str(raw["backend"]), str(raw["case"]), str(raw["graph"]), str(raw["k_source"]),
                 str(raw["verdict"]), tuple(str(rule) for rule in raw.get("rules") or ()), str(raw.get("note", "")),
+                _scope(path, f"results[{position}].isa", raw.get("isa", "")) or file_scope,
             )
         except (KeyError, TypeError) as exc:
             raise BaselineError(f"{path}: results[{position}]: missing or malformed field {exc}") from None
@@ -122,8 +194,35 @@ def read_baseline(path: Path) -> Baseline:
             raise BaselineError(f"{path}: results[{position}]: verdict {entry.verdict!r} is not a discrepancy")
         if entry.note and entry.note not in notes:
             raise BaselineError(f"{path}: results[{position}]: note {entry.note!r} is not under 'notes'")
+        if entry.key in entries:
+            raise BaselineError(f"{path}: results[{position}]: the same backend, case, graph, k_source and isa "
+                                "as an earlier entry")
         entries[entry.key] = entry
-    return Baseline([str(b) for b in document["backends"]], entries, dict(notes), document.get("recorded_with") or {})
+    baseline = Baseline([str(b) for b in document["backends"]], entries, dict(notes),
+                        document.get("recorded_with") or {})
+    _check_scopes_apart(path, baseline)
+    return baseline
+
+
+def _scope(path: Path, where: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise BaselineError(f"{path}: {where}: a scope is a string such as \"<avx512_core_bf16\", not {value!r}")
+    try:
+        return Scope.parse(value).text
+    except ScopeError as exc:
+        raise BaselineError(f"{path}: {where}: {exc}") from None
+
+
+def _check_scopes_apart(path: Path, baseline: Baseline) -> None:
+    """Two entries of one result key must never both hold on one tier."""
+    for entry in baseline.entries.values():
+        others = [e for e in baseline.scoped(entry.result_key) if e is not entry]
+        for other in others:
+            tiers = (*TIER_NAMES, entry.isa, other.isa)
+            overlap = next((t for t in tiers if entry.holds_on(t) and other.holds_on(t)), None)
+            if overlap is not None:
+                raise BaselineError(f"{path}: {_describe(entry)}: two entries hold on {overlap} "
+                                    f"(isa {entry.isa or 'everywhere'!r} and {other.isa or 'everywhere'!r})")
 
 
 @dataclass
@@ -134,18 +233,20 @@ class Comparison:
     ungated: list[str] = field(default_factory=list)  # backends the baseline does not cover
 
     def failed(self, strict: bool) -> bool:
-        return bool(self.regressions or (strict and (self.fixed or self.not_run)))
+        return bool(self.regressions or (strict and (self.fixed or self.not_run or self.ungated)))
 
 
 def _describe(entry: Entry | Result) -> str:
     rules = f" [{', '.join(entry.rules)}]" if entry.rules else ""
-    return f"{entry.case} on {entry.backend} ({entry.graph}, K {entry.k_source}): {entry.verdict}{rules}"
+    scope = f" where isa {entry.isa}" if isinstance(entry, Entry) and entry.isa else ""
+    return f"{entry.case} on {entry.backend} ({entry.graph}, K {entry.k_source}){scope}: {entry.verdict}{rules}"
 
 
 def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
     comparison = Comparison()
     covered = set(baseline.backends)
     seen: set[Key] = set()
+    tiers: dict[str, set[str]] = {}  # per backend, the tiers this run's results came from
     for result in results:
         if result.backend not in covered:
             if result.backend not in comparison.ungated:
@@ -153,10 +254,14 @@ def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
             continue
         key = (result.backend, result.case, result.graph, result.k_source)
         seen.add(key)
-        recorded = baseline.entries.get(key)
+        tiers.setdefault(result.backend, set()).add(result.isa)
+        recorded = baseline.applying(result)
         if recorded is None:
             if is_discrepancy(result):
-                comparison.regressions.append(f"new: {_describe(result)}")
+                elsewhere = baseline.scoped(key)
+                where = (f"; recorded only where isa is {' or '.join(repr(e.isa) for e in elsewhere)} "
+                         f"(this run: {result.isa or 'unknown'})") if elsewhere else ""
+                comparison.regressions.append(f"new: {_describe(result)}{where}")
             continue
         if result.verdict == "skip":
             comparison.not_run.append(f"{_describe(recorded)}, now skipped: {result.message}")
@@ -168,7 +273,10 @@ def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
             comparison.regressions.append(f"worse: {_describe(result)}; recorded {recorded.verdict}")
         elif new < old:
             comparison.fixed.append(f"better: {_describe(result)}; recorded {recorded.verdict}")
-    for key, entry in baseline.entries.items():
-        if key not in seen and entry.backend in covered:
+    for entry in baseline.entries.values():
+        if entry.result_key in seen or entry.backend not in covered:
+            continue
+        ran_on = tiers.get(entry.backend) or {""}
+        if any(entry.holds_on(tier) for tier in ran_on):  # an entry scoped elsewhere is not missed
             comparison.not_run.append(f"{_describe(entry)}, not in this run")
     return comparison

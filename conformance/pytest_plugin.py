@@ -159,7 +159,7 @@ def _held_to_baseline(result: Result, baseline: Baseline, strict: bool) -> None:
     comparison = compare([result], baseline)
     if comparison.regressions or result.backend not in baseline.backends:
         return
-    recorded = baseline.entries.get((result.backend, result.case, result.graph, result.k_source))
+    recorded = baseline.applying(result)
     if recorded is None:
         return
     if comparison.fixed:

@@ -10,6 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from backends.registry import by_name
 from conformance.cases.case import Case
 from conformance.cases.loader import load_cases, load_file
 from conformance.gate import Baseline, read_baseline
@@ -23,6 +24,8 @@ CONTRACT_BACKENDS = (
     "onnx-reference", "ort-cpu", "ort-openvino", "ort-cuda", "ort-dml", "ort-dml-wine", "directml-wine",
     "openvino-cpu", "openvino-gpu", "openvino-npu",
 )
+# OpenVINO's CPU held to a lower instruction-set tier (issue 15; not yet in the contract's list).
+ISA_LIMITED_BACKENDS = ("openvino-cpu-avx2", "openvino-cpu-avx")
 
 
 @cache
@@ -68,8 +71,9 @@ def non_pass_set(results: list[dict[str, Any]]) -> set[ResultKey]:
 
 
 def baseline(backend: str) -> Baseline:
-    """The committed gate baseline of a backend (tests/baselines/BACKEND.yaml)."""
-    return read_baseline(BASELINES / f"{backend}.yaml")
+    """The committed gate baseline of a backend (tests/baselines/BACKEND.yaml), as it holds
+    on this machine (the entries scoped to the backend's instruction-set tier here)."""
+    return read_baseline(BASELINES / f"{backend}.yaml").narrowed(by_name([backend])[0].isa())
 
 
 def baseline_set(recorded: Baseline, cases: set[str] | None = None) -> set[ResultKey]:

@@ -50,9 +50,9 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def missing_packages() -> list[str]:
+def missing_packages(packages: tuple[str, ...] = DEBIAN_PACKAGES) -> list[str]:
     missing = []
-    for name in DEBIAN_PACKAGES:
+    for name in packages:
         status = subprocess.run(
             ["dpkg-query", "-W", "-f", "${Status}", name], capture_output=True, text=True,
             stdin=subprocess.DEVNULL, check=False,
@@ -62,12 +62,12 @@ def missing_packages() -> list[str]:
     return missing
 
 
-def install_packages(say: Say) -> None:
+def install_packages(say: Say, packages: tuple[str, ...] = DEBIAN_PACKAGES, who: str = "the Wine backends") -> None:
     if shutil.which("dpkg-query") is None:
-        raise SetupError("this is not a Debian-based system (no dpkg-query); the Wine backends need Debian's packages")
-    missing = missing_packages()
+        raise SetupError(f"this is not a Debian-based system (no dpkg-query); {who} need Debian's packages")
+    missing = missing_packages(packages)
     if not missing:
-        say(f"Debian packages: present ({', '.join(DEBIAN_PACKAGES)})")
+        say(f"Debian packages: present ({', '.join(packages)})")
         return
     line = "apt-get install -y " + " ".join(missing)
     if os.geteuid() != 0:
