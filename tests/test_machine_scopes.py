@@ -1,0 +1,152 @@
+"""The gate on machines of different instruction sets (issue 15): the machine in every
+result, baseline entries scoped to instruction-set tiers, `baseline` writing those scopes
+from runs on several tiers, and a gate that still fails on a real regression on each tier."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import BASELINES, DOCUMENTED, run_cli
+
+from conformance import machine
+from conformance.gate import Baseline, BaselineError, compare, read_baseline, record, write_baseline
+from conformance.machine import Scope, ScopeError
+from conformance.results.records import Result
+
+AVX2, AVX512 = "avx2", "avx512_core_bf16"
+
+
+def test_the_tiers_are_onednns_in_its_order() -> None:
+    assert machine.tier_of({"sse4_1", "avx", "avx2", "fma"}) == "avx2"
+    skylake = {"sse4_1", "avx", "avx2", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"}
+    assert machine.tier_of(skylake) == "avx512_core"
+    assert machine.tier_of(skylake | {"avx512_vnni", "avx512_bf16"}) == "avx512_core_bf16"
+    assert machine.tier_of({"sse4_1", "avx", "avx2", "avx_vnni"}) == "avx2_vnni"
+    assert machine.capped("avx512_core_bf16", "avx2") == "avx2" and machine.capped("avx", "avx2") == "avx"
+
+
+def test_this_machine_is_described_in_every_backends_entry(tmp_path: Path) -> None:
+    completed = run_cli("run", "--cases", DOCUMENTED, "--case", "dml-top-k1-example-3", "--backend", "ort-cpu",
+                        "--backend", "openvino-cpu", "--out", tmp_path)
+    assert completed.returncode == 0, completed.stderr
+    document = json.loads((tmp_path / "results.json").read_text())
+    for name in ("ort-cpu", "openvino-cpu"):
+        info = document["backends"][name]
+        assert info["isa"] == machine.host_tier() and info["cpu"] == machine.cpu_name()
+        assert set(info["cpu_features"].split()) == machine.cpu_features()
+    assert "FP32" in document["backends"]["openvino-cpu"]["openvino_capabilities"].split()
+    assert {r["isa"] for r in document["results"]} == {machine.host_tier()}
+
+
+@pytest.mark.parametrize(("scope", "inside", "outside"), [
+    ("<avx512_core_bf16", ["sse41", "avx2", "avx512_core_vnni"], ["avx512_core_bf16", "avx512_core_amx", ""]),
+    (">=avx512_core <avx512_core_bf16", ["avx512_core", "avx512_core_vnni"], ["avx2_vnni", "avx512_core_bf16"]),
+    ("avx2", ["avx2"], ["avx2_vnni", "avx"]),
+    ("", ["avx2", "", "aarch64"], []),
+])
+def test_a_scope_is_a_range_of_tiers(scope: str, inside: list[str], outside: list[str]) -> None:
+    parsed = Scope.parse(scope)
+    assert all(parsed.holds(tier) for tier in inside)
+    assert not any(parsed.holds(tier) for tier in outside)
+
+
+def test_a_scope_naming_no_tier_is_refused() -> None:
+    with pytest.raises(ScopeError, match="'avx3' is not an instruction-set tier"):
+        Scope.parse(">=avx3")
+
+
+def _result(isa: str, verdict: str, rules: tuple[str, ...] = (), case: str = "c") -> Result:
+    return Result(case, "openvino-cpu", "onnx-opset11", "constant", verdict, list(rules), isa=isa)  # type: ignore[arg-type]
+
+
+def _two_machines() -> Baseline:
+    """What runs on an AVX2 and an AVX-512 machine record: k1 differs, bf16 differs, nan agrees."""
+    return record([
+        _result(AVX2, "fail", ("selection",), "k1"), _result(AVX512, "pass", case="k1"),
+        _result(AVX2, "pass", case="bf16"), _result(AVX512, "fail", ("gather",), "bf16"),
+        _result(AVX2, "fail", ("nan-order",), "nan"), _result(AVX512, "fail", ("nan-order",), "nan"),
+    ], {})
+
+
+def test_baseline_scopes_only_what_the_machines_disagree_on(tmp_path: Path) -> None:
+    baseline = _two_machines()
+    scopes = {(entry.case, entry.isa) for entry in baseline.entries.values()}
+    assert scopes == {("k1", "<avx512_core_bf16"), ("bf16", ">=avx512_core_bf16"), ("nan", "")}
+    path = tmp_path / "b.yaml"
+    write_baseline(path, baseline)
+    assert read_baseline(path).entries == baseline.entries
+    assert '- {backend: openvino-cpu, case: k1, graph: onnx-opset11, k_source: constant, verdict: fail, ' \
+           "rules: [selection], isa: <avx512_core_bf16}" in path.read_text()
+
+
+@pytest.mark.parametrize("isa", [AVX2, AVX512])
+def test_each_machine_holds_its_own_entries_and_never_hears_of_the_others(isa: str) -> None:
+    baseline = _two_machines()
+    answers = {AVX2: [_result(AVX2, "fail", ("selection",), "k1"), _result(AVX2, "pass", case="bf16")],
+               AVX512: [_result(AVX512, "pass", case="k1"), _result(AVX512, "fail", ("gather",), "bf16")]}
+    run = [*answers[isa], _result(isa, "fail", ("nan-order",), "nan")]
+    comparison = compare(run, baseline)
+    assert not comparison.failed(strict=True), comparison
+    assert comparison.fixed == [] and comparison.not_run == []
+
+
+@pytest.mark.parametrize("isa", [AVX2, AVX512])
+def test_a_real_regression_fails_the_gate_on_either_machine(isa: str) -> None:
+    baseline = _two_machines()
+    # The scoped k1 entry gets worse on AVX2; on AVX-512, where none holds, k1 newly fails.
+    worse = compare([_result(isa, "crash", case="k1")], baseline)
+    assert worse.failed(strict=False)
+    assert worse.regressions[0].startswith("worse: " if isa == AVX2 else "new: ")
+    new = compare([_result(isa, "fail", ("tie-order",), "nan")], baseline)
+    assert new.regressions and new.regressions[0].startswith("worse: ")
+
+
+def test_a_new_discrepancy_says_where_the_baseline_records_it() -> None:
+    comparison = compare([_result(AVX512, "fail", ("selection",), "k1")], _two_machines())
+    assert comparison.regressions == [
+        "new: k1 on openvino-cpu (onnx-opset11, K constant): fail [selection]; recorded only where isa is "
+        "'<avx512_core_bf16' (this run: avx512_core_bf16)"]
+
+
+def test_overlapping_scopes_and_duplicate_entries_are_refused(tmp_path: Path) -> None:
+    head = "backends: [openvino-cpu]\nresults:\n"
+    entry = "- {backend: openvino-cpu, case: c, graph: g, k_source: constant, verdict: fail, rules: [gather]"
+    for body, message in [
+        (f"{entry}, isa: '<avx512_core'}}\n{entry}, isa: '<avx2'}}\n", "two entries hold on sse41"),
+        (f"{entry}}}\n{entry}}}\n", "results[1]: the same backend, case, graph, k_source and isa"),
+        (f"{entry}, isa: '>=avx3'}}\n", "results[0].isa: 'avx3' is not an instruction-set tier"),
+        (f"{entry}, isa: [avx2]}}\n", "results[0].isa: a scope is a string"),
+    ]:
+        path = tmp_path / "bad.yaml"
+        path.write_text(head + body)
+        with pytest.raises(BaselineError, match=message.replace("[", r"\[")):
+            read_baseline(path)
+
+
+def test_a_strict_gate_fails_when_the_baseline_covers_none_of_the_runs_backends(tmp_path: Path) -> None:
+    """It used to print "gate: held" having checked nothing."""
+    for covered in ("[]", "[openvino-cpu]"):
+        baseline = tmp_path / "other.yaml"
+        baseline.write_text(f"backends: {covered}\nresults: []\n")
+        args = ("run", "--cases", DOCUMENTED, "--case", "dml-top-k1-example-3", "--backend", "ort-cpu",
+                "--baseline", baseline)
+        lenient = run_cli(*args, "--out", tmp_path / "lenient")
+        assert lenient.returncode == 0 and "not covered by" in lenient.stderr
+        strict = run_cli(*args, "--strict-baseline", "--out", tmp_path / "strict")
+        assert strict.returncode == 1, strict.stderr
+        assert "gate: FAILED" in strict.stderr and "a strict gate must check every backend" in strict.stderr
+
+
+def test_the_committed_openvino_baseline_holds_on_avx2_and_avx512_machines_apart() -> None:
+    """tests/baselines/openvino-cpu.yaml scopes what the note from the AVX2 machine listed:
+    the K = 1 tie choice and the bfloat16 subnormals."""
+    committed = read_baseline(BASELINES / "openvino-cpu.yaml")
+    on_avx2, on_avx512 = committed.narrowed(AVX2), committed.narrowed(AVX512)
+    k1 = ("openvino-cpu", "edge-float32-values-k1-largest", "onnx-opset11", "constant")
+    assert [(e.verdict, e.rules) for e in on_avx2.scoped(k1) if e.holds_on(AVX2)] == [("fail", ("selection",))]
+    assert not [e for e in on_avx512.scoped(k1) if e.holds_on(AVX512)]
+    bf16 = ("openvino-cpu", "edge-bfloat16-values-smallest", "openvino-topk11-stable", "constant")
+    assert not [e for e in committed.scoped(bf16) if e.holds_on(AVX2)]
+    assert [e.rules for e in committed.scoped(bf16) if e.holds_on(AVX512)] == [("gather",)]
