@@ -150,3 +150,23 @@ def test_the_committed_openvino_baseline_holds_on_avx2_and_avx512_machines_apart
     bf16 = ("openvino-cpu", "edge-bfloat16-values-smallest", "openvino-topk11-stable", "constant")
     assert not [e for e in committed.scoped(bf16) if e.holds_on(AVX2)]
     assert [e.rules for e in committed.scoped(bf16) if e.holds_on(AVX512)] == [("gather",)]
+
+
+def test_merge_keeps_each_sources_machine(tmp_path: Path) -> None:
+    paths = []
+    for name, tier in (("avx2-runner", AVX2), ("avx512-runner", AVX512)):
+        document = {"environment": {"machine": name, "cpu": f"{name} cpu", "isa": tier},
+                    "backends": {"openvino-cpu": {"available": True, "isa": tier}}, "case_errors": [],
+                    "results": [{"case": "c", "backend": "openvino-cpu", "graph": "onnx-opset11", "k_source": "input",
+                                 "verdict": "pass", "rules": [], "domain": "defined", "message": "", "seconds": 0.1,
+                                 "isa": tier}]}
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(document))
+    completed = run_cli("merge", *paths, "-o", tmp_path / "all.json")
+    assert completed.returncode == 0, completed.stderr
+    merged = json.loads((tmp_path / "all.json").read_text())["environment"]["merged"]
+    assert [(e["cpu"], e["backend_isa"]) for e in merged] == [
+        ("avx2-runner cpu", f"openvino-cpu: {AVX2}"), ("avx512-runner cpu", f"openvino-cpu: {AVX512}")]
+    report = tmp_path / "report.html"
+    assert run_cli("report", *paths, "-o", report).returncode == 0
+    assert f"openvino-cpu: {AVX2}" in report.read_text() and f"openvino-cpu: {AVX512}" in report.read_text()

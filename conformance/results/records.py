@@ -11,6 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from conformance import machine
 from conformance.judging.judge import Domain, Verdict
 from conformance.results.output import atomic_write_text
 
@@ -82,6 +83,8 @@ def environment() -> dict[str, Any]:
         "machine": platform.node(),
         "python": ".".join(map(str, sys.version_info[:3])),
         "packages": packages,
+        # The CPU runtimes choose their kernels by (each backend's own tier is in `backends`).
+        **machine.describe(machine.host_tier()),
     }
 
 
@@ -164,5 +167,13 @@ def merge(files: list[ResultsFile], prefer_later: bool = False) -> Merged:
             if info.get("available") or name not in backends:
                 backends[name] = info
         errors += [e for e in results_file.case_errors if e not in errors]
-    environments = {"merged": [f.environment for f in files]}
+    # Per source: its environment, and the tier each of its backends ran under (the merged
+    # `backends` keeps one description per name).
+    environments = {"merged": [{**f.environment, **_backend_tiers(f)} for f in files]}
     return Merged(ResultsFile(environments, backends, errors, list(merged.values())), conflicts)
+
+
+def _backend_tiers(results_file: ResultsFile) -> dict[str, str]:
+    tiers = {name: str(info.get("isa", "")) for name, info in results_file.backends.items()
+             if isinstance(info, dict) and info.get("isa")}
+    return {"backend_isa": ", ".join(f"{name}: {tier}" for name, tier in sorted(tiers.items()))} if tiers else {}
