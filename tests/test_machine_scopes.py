@@ -170,3 +170,36 @@ def test_merge_keeps_each_sources_machine(tmp_path: Path) -> None:
     report = tmp_path / "report.html"
     assert run_cli("report", *paths, "-o", report).returncode == 0
     assert f"openvino-cpu: {AVX2}" in report.read_text() and f"openvino-cpu: {AVX512}" in report.read_text()
+
+
+# The cases whose answers on openvino-cpu depend on the instruction sets (the note from the AVX2
+# machine listed exactly these), plus one that does not.
+ISA_DEPENDENT = [
+    *(f"edge-{t}-values-k1-largest" for t in ("float16", "bfloat16", "float32", "int8", "int16", "int32", "uint8",
+                                               "uint16")),
+    "edge-bfloat16-values-kn-minus-1-smallest", "edge-bfloat16-values-kn-largest", "edge-bfloat16-values-smallest",
+    "fuzz-openvino-cpu-onnx-opset24-gather-bfloat16-bff690cc", "edge-float32-values-kn-largest",
+]
+
+
+def test_openvino_cpu_avx2_gives_the_avx2_machines_answers_here(tmp_path: Path) -> None:
+    """Held to AVX2 on any x86-64 machine, OpenVINO's CPU answers as the AVX2 machine did: its
+    results, read as openvino-cpu's, hold the committed openvino-cpu baseline strictly on those
+    cases (the AVX2 machine's scoped entries apply, the AVX-512 ones are never reported)."""
+    case_args = [arg for case in ISA_DEPENDENT for arg in ("--case", case)]
+    completed = run_cli("run", "--cases", "cases/edge/dtypes.yaml", "--cases", "cases/fuzz", *case_args,
+                        "--backend", "openvino-cpu-avx2", "--out", tmp_path, timeout=1200)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    results = [Result(**{**r, "backend": "openvino-cpu"})
+               for r in json.loads((tmp_path / "results.json").read_text())["results"]]
+    assert {r.isa for r in results} == {AVX2}
+    committed = read_baseline(BASELINES / "openvino-cpu.yaml")
+    ran = {r.case for r in results}
+    assert ran == set(ISA_DEPENDENT)
+    of_these = Baseline(committed.backends, {k: e for k, e in committed.entries.items() if e.case in ran},
+                        committed.notes)
+    comparison = compare(results, of_these)
+    assert not comparison.failed(strict=True), comparison
+    k1 = [r for r in results if r.case == "edge-float32-values-k1-largest" and r.graph == "onnx-opset11"
+          and r.k_source == "constant"]
+    assert [(r.verdict, r.rules) for r in k1] == [("fail", ["selection"])], "the AVX2 machine's K = 1 answer"
