@@ -187,7 +187,8 @@ def test_openvino_cpu_avx2_gives_the_avx2_machines_answers_here(tmp_path: Path) 
     results, read as openvino-cpu's, hold the committed openvino-cpu baseline strictly on those
     cases (the AVX2 machine's scoped entries apply, the AVX-512 ones are never reported)."""
     case_args = [arg for case in ISA_DEPENDENT for arg in ("--case", case)]
-    completed = run_cli("run", "--cases", "cases/edge/dtypes.yaml", "--cases", "cases/fuzz", *case_args,
+    completed = run_cli("run", "--cases", "cases/edge/dtypes.yaml", "--cases", "cases/edge/wide_types.yaml",
+                        "--cases", "cases/fuzz", *case_args,
                         "--backend", "openvino-cpu-avx2", "--out", tmp_path, timeout=1200)
     assert completed.returncode == 0, completed.stderr[-3000:]
     results = [Result(**{**r, "backend": "openvino-cpu"})
