@@ -111,7 +111,7 @@ class Backend(ABC):
     # default; a plugin must set it in its own class (the registry checks that it did).
     interface_version: ClassVar[int] = INTERFACE_VERSION
     # Run when no --backend names the backends (False: only when named, such as a backend
-    # that re-runs another's row on an emulated CPU, about 20 times slower).
+    # that re-runs another's row on an emulated CPU, about 3 times slower).
     by_default: bool = True
 
     @abstractmethod

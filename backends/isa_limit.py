@@ -47,12 +47,13 @@ def availability(limit: str) -> Availability:
         return Availability(False, f"the {limit} limit is for x86-64 CPUs; this one is {tier or 'unknown'}")
     if machine.capped(tier, limit) != limit:
         return Availability(False, f"this CPU's instruction sets reach only {tier}, below {limit}")
+    if tier != limit and not shutil.which(QEMU):
+        return Availability(False, f"this CPU has {tier}; held to {limit}, OpenVINO must run on an emulated {limit} "
+                                   f"CPU, since its CPU plugin reads CPUID itself: {QEMU} not found (Debian's "
+                                   "qemu-user: topk-conformance setup isa-limits)")
     if tier != limit:
-        return Availability(False, (
-            f"this CPU has {tier}; held to {limit}, OpenVINO must run on an emulated {limit} CPU "
-            f"({QEMU}, from Debian's qemu-user: apt-get install qemu-user), since its CPU plugin reads "
-            f"CPUID itself; not found" if not shutil.which(QEMU) else
-            f"this process sees {tier}: a backend held to {limit} runs only in its own worker (not --in-process)"))
+        return Availability(False, f"this process sees {tier}: a backend held to {limit} runs only in its own "
+                                   "worker (not --in-process)")
     if os.environ.get(ONEDNN_VARIABLE) != ONEDNN_LIMIT[limit]:
         return Availability(False, f"{ONEDNN_VARIABLE} is not {ONEDNN_LIMIT[limit]} in this process: a backend "
                                    f"held to {limit} runs only in its own worker (not --in-process)")

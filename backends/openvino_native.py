@@ -35,7 +35,7 @@ class OpenVINO(Backend):
     def isa(self) -> str:
         if self.device != "CPU":
             return ""
-        return machine.capped(machine.host_tier(), self.isa_limit) if self.isa_limit else machine.host_tier()
+        return machine.capped(machine.host_tier(), self.isa_limit)  # no limit: the host's
 
     def worker_launch(self) -> WorkerLaunch | None:
         return isa_limit.launch(self.isa_limit) if self.isa_limit else None

@@ -58,11 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fuzz.main(args, console)
     if args.list_backends:
         everything = all_backends()
-        executors = Executors(timeout=args.timeout)
-        try:
-            probes = executors.probe(everything)  # in workers: a hang or crash there is a reason
-        finally:
-            executors.close()
+        probes = Executors.probe_once(everything, args.timeout)  # in workers: a hang or crash there is a reason
         console.print(_backend_table(everything, probes))
         return 0
     try:
@@ -302,7 +298,7 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
 
 
 def _setup_isa_limits(console: Console) -> int:
-    from backends.isa_limit import DEBIAN_PACKAGES
+    from backends.isa_limit import DEBIAN_PACKAGES, LIMITS
     from backends.wine.provision import SetupError, install_packages
 
     try:
@@ -310,13 +306,8 @@ def _setup_isa_limits(console: Console) -> int:
     except SetupError as exc:
         console.print(f"[bold red]setup isa-limits stopped[/]: {exc}")
         return 1
-    limited = by_name(["openvino-cpu-avx2", "openvino-cpu-avx"])
-    executors = Executors(timeout=120)
-    try:  # asked in their own workers, started held to their limits
-        probes = executors.probe(limited)
-    finally:
-        executors.close()
-    console.print(_backend_table(limited, probes))
+    limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
+    console.print(_backend_table(limited, Executors.probe_once(limited, timeout=120)))
     return 0
 
 

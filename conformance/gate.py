@@ -97,8 +97,8 @@ def is_discrepancy(result: Result) -> bool:
 def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: Baseline | None = None) -> Baseline:
     """A baseline of these results; notes of a previous baseline carry over to the entries
     that are still there. Results of one backend on machines of several instruction-set
-    tiers (several results files, or a backend held to a lower tier recorded as another's
-    with `as_backend`) give one entry where every tier agrees, and scoped entries where
+    tiers (several results files, or a backend held to a lower tier recorded as another's,
+    `baseline --as`) give one entry where every tier agrees, and scoped entries where
     they disagree (machine.scopes_between: each boundary at the higher observed tier)."""
     results = list(results)
     old_notes = {entry.result_key: entry.note for entry in (previous.entries.values() if previous else ())}

@@ -101,12 +101,13 @@ def tier_of(features: Iterable[str]) -> str:
     return [name for name, needs in X86_TIERS if needs <= have][-1]
 
 
+@cache
 def host_tier() -> str:
     return tier_of(cpu_features())
 
 
 def capped(tier: str, limit: str) -> str:
-    """`tier` limited to at most `limit` (both x86-64 tier names)."""
+    """`tier` limited to at most `limit` (x86-64 tier names); unchanged without a limit ("")."""
     if tier not in _RANK or limit not in _RANK:
         return tier
     return tier if _RANK[tier] <= _RANK[limit] else limit
@@ -137,8 +138,7 @@ class Scope:
 
     @staticmethod
     def parse(text: str) -> Scope:
-        for condition in text.split():
-            operator, name = _split_condition(condition)
+        for operator, name in _conditions(text):
             if operator and name not in _RANK:
                 raise ScopeError(f"{name!r} is not an instruction-set tier; known: {', '.join(TIER_NAMES)}")
         return Scope(" ".join(text.split()))
@@ -150,8 +150,7 @@ class Scope:
             return True
         if not tier:
             return False
-        for condition in self.text.split():
-            operator, name = _split_condition(condition)
+        for operator, name in _conditions(self.text):
             if not operator:
                 if tier != name:
                     return False
@@ -162,6 +161,12 @@ class Scope:
             if not {"<": difference < 0, "<=": difference <= 0, ">": difference > 0, ">=": difference >= 0}[operator]:
                 return False
         return True
+
+
+@cache
+def _conditions(text: str) -> tuple[tuple[str, str], ...]:
+    """A scope's conditions, (operator or "", tier), parsed once per text."""
+    return tuple(_split_condition(condition) for condition in text.split())
 
 
 def _split_condition(condition: str) -> tuple[str, str]:

@@ -106,11 +106,7 @@ def test_list_backends_shows_every_backend_and_why_not() -> None:
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
     everything = all_backends()
-    executors = Executors()
-    try:  # asked in each backend's worker, as --list-backends does (a limited one starts held)
-        probes = executors.probe(everything)
-    finally:
-        executors.close()
+    probes = Executors.probe_once(everything, timeout=60)  # as --list-backends asks (a limited one starts held)
     for backend in everything:
         status = probes[backend.name].availability
         # By the first column: a reason may name another backend ("see ort-dml-wine").

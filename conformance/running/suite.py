@@ -63,6 +63,16 @@ class Executors:
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
 
+    @staticmethod
+    def probe_once(backends: Sequence[Backend], timeout: float) -> dict[str, Probe]:
+        """Each backend's availability and description, asked in its own worker (as it will
+        start for runs: held to its limit, emulated), the workers stopped after."""
+        executors = Executors(timeout=timeout)
+        try:
+            return executors.probe(backends)
+        finally:
+            executors.close()
+
     def probe(self, backends: Sequence[Backend]) -> dict[str, Probe]:
         """Each backend's availability and description, asked in its worker (all at once,
         each under the time limit) or, in-process, here."""
