@@ -14,9 +14,11 @@ import pytest
 import yaml
 
 import conformance.cases.loader as loader_module
+import conformance.safe_yaml as safe_yaml
 from conformance.cases.case import Case
 from conformance.cases.dtypes import DTYPES, array_from_flat, convert_scalar, fast_array
-from conformance.cases.loader import _YamlLoader, load_cases, load_file, read_yaml
+from conformance.cases.loader import load_cases, load_file
+from conformance.safe_yaml import PurePythonLoader, read_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS, COLUMNS = 128, 1000
@@ -147,7 +149,7 @@ def test_big_array_is_converted_in_bulk_not_per_element(tmp_path: Path, monkeypa
 def test_libyaml_is_used_where_installed() -> None:
     if not yaml.__with_libyaml__:
         pytest.skip("this PyYAML has no libyaml")
-    assert any(base.__name__ == "CParser" for base in loader_module.YAML_LOADER.__mro__)
+    assert any(base.__name__ == "CParser" for base in safe_yaml.YAML_LOADER.__mro__)
 
 
 # --- the fast paths change nothing ---------------------------------------------------------------
@@ -182,7 +184,7 @@ _OldLoader.add_implicit_resolver(
 def test_yaml_paths_read_tricky_yaml_as_before() -> None:
     before = yaml.load(TRICKY_YAML, Loader=_OldLoader)
     assert repr(read_yaml(TRICKY_YAML)) == repr(before)
-    assert repr(read_yaml(TRICKY_YAML, _YamlLoader)) == repr(before)
+    assert repr(read_yaml(TRICKY_YAML, PurePythonLoader)) == repr(before)
     # And as PyYAML itself, but for exponents without a dot or sign (strings in YAML 1.1).
     plain = yaml.load(TRICKY_YAML, Loader=yaml.SafeLoader)
     differ = [(a, b) for a, b in zip(plain["plain"], before["plain"], strict=True) if repr(a) != repr(b)]
@@ -192,7 +194,7 @@ def test_yaml_paths_read_tricky_yaml_as_before() -> None:
 @pytest.mark.parametrize("path", sorted((REPO / "cases").rglob("*.yaml")), ids=lambda p: p.name)
 def test_yaml_paths_read_every_shipped_file_the_same(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
-    fast, pure = read_yaml(text), read_yaml(text, _YamlLoader)
+    fast, pure = read_yaml(text), read_yaml(text, PurePythonLoader)
     assert repr(fast) == repr(pure)
 
 
@@ -201,7 +203,7 @@ def test_yaml_paths_read_every_shipped_file_the_same(path: Path) -> None:
 def test_yaml_paths_refuse_what_pyyaml_refuses(text: str) -> None:
     with pytest.raises(Exception) as before:
         yaml.load(text, Loader=_OldLoader)
-    for loader in (None, _YamlLoader):
+    for loader in (None, PurePythonLoader):
         with pytest.raises(type(before.value)):
             read_yaml(text, loader)
 
@@ -245,7 +247,7 @@ def test_whole_shipped_corpus_loads() -> None:
 
 def test_without_libyaml_the_same_cases_load(monkeypatch: pytest.MonkeyPatch) -> None:
     with_libyaml = load_cases([REPO / "cases"])
-    monkeypatch.setattr(loader_module, "YAML_LOADER", _YamlLoader)
+    monkeypatch.setattr(safe_yaml, "YAML_LOADER", PurePythonLoader)
     pure = load_cases([REPO / "cases"])
     assert [str(e) for e in pure.errors] == [str(e) for e in with_libyaml.errors] == []
     assert [case.id for case in pure.cases] == [case.id for case in with_libyaml.cases]

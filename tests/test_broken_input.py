@@ -317,7 +317,7 @@ def test_each_limit_is_named_and_its_variable_raises_it(
 
 
 def test_limits_as_loader_parameters(tmp_path: Path) -> None:
-    from conformance.cases.loader import Limits
+    from conformance.safe_yaml import Limits
 
     path = tmp_path / "a.yaml"
     path.write_text(case_text("six", "{dtype: int8, shape: [2, 3], generator: {name: uniform}}", "axis: 1\n    k: 1"),
@@ -381,14 +381,14 @@ def test_an_exception_loading_a_file_is_that_files_error(tmp_path: Path, monkeyp
 
     write_good(tmp_path / "good")
     (tmp_path / "other.yaml").write_text(case_text("other", "{dtype: int8, shape: [2], data: [1, 2]}"))
-    real = loader._parse
+    real = loader.parse
 
     def breaks_on_other(text: str, *args: Any, **kwargs: Any) -> Any:
         if "other" in text:
             raise TypeError("unexpected")
         return real(text, *args, **kwargs)
 
-    monkeypatch.setattr(loader, "_parse", breaks_on_other)
+    monkeypatch.setattr(loader, "parse", breaks_on_other)
     loaded = load_cases([tmp_path])
     assert [(Path(e.file).name, e.case, e.field) for e in loaded.errors] == [("other.yaml", None, "")]
     assert "TypeError: unexpected" in str(loaded.errors[0])
@@ -401,10 +401,10 @@ def test_an_exception_loading_a_file_is_that_files_error(tmp_path: Path, monkeyp
 @pytest.mark.parametrize("name", ["billion-laughs.yaml", "nesting-100-deep.yaml", "duplicate-key-k.yaml",
                                   "alias-rows-in-data.yaml", "alias-recursive.yaml", "keys-1-and-true.yaml"])
 def test_pure_python_yaml_gives_the_same_errors(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.cases.loader as loader
+    import conformance.safe_yaml as safe_yaml
 
     with_libyaml = [str(e) for e in load_file(MALFORMED / name)]
-    monkeypatch.setattr(loader, "YAML_LOADER", loader._YamlLoader)
+    monkeypatch.setattr(safe_yaml, "YAML_LOADER", safe_yaml.PurePythonLoader)
     pure = [e for e in load_file(MALFORMED / name) if isinstance(e, CaseError)]
     assert [(e.case, e.field) for e in pure] == [(c, f) for c, f, _ in EXPECTED[name]]
     for error, (_, _, words) in zip(pure, EXPECTED[name], strict=True):
