@@ -8,12 +8,10 @@ case found, or a backend named that does not exist."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import os
-import signal
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +21,23 @@ from rich.table import Table
 from backends.base import Backend
 from backends.registry import all_backends, by_name
 from conformance import fuzz
+from conformance.atomic_files import WriteError
 from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
+from conformance.interrupts import Interrupted, interruptible
 from conformance.junit import write_junit
+from conformance.options import positive_int, positive_seconds
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report.render import write_report
-from conformance.results.output import FolderInUse, OutputFolder
+from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
 from conformance.results.records import Result, ResultsFile, environment, merge, read_results, write_results
 from conformance.results.timing import flag_cliffs
 from conformance.running.runner import variants_for
 from conformance.running.suite import Executors, ordered, run_cases
 from conformance.running.workers import Probe, probe_here
 from conformance.text import printable
+from conformance.tool_input import InputError
 
 DEFAULT_OUT = Path("reports/latest")
 
@@ -88,9 +90,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="a backend named with --backend that cannot run here is a skip, not exit status 2")
     run.add_argument("--in-process", action="store_true",
                      help="run backends in this process (for debugging; a crash ends the run)")
-    run.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    run.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                      help="time one graph may take before its worker is killed (default: 60)")
-    run.add_argument("--jobs", "-j", type=_positive_int, default=os.cpu_count() or 1, metavar="N",
+    run.add_argument("--jobs", "-j", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                      help="graphs run at once, in N worker processes over all backends together (each "
                      "backend has up to N); results are the same as with 1 (default: the number of "
                      f"cores, {os.cpu_count() or 1}; --in-process runs one at a time)")
@@ -129,13 +131,6 @@ def _parser() -> argparse.ArgumentParser:
     baseline.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                           help="the baseline YAML; notes of an existing one carry over")
     return parser
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def _backend_info(backends: Sequence[Backend], probes: dict[str, Probe]) -> dict[str, dict[str, Any]]:
@@ -178,19 +173,33 @@ def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[st
 def _run(args: argparse.Namespace, candidates: list[Backend], console: Console) -> int:
     executors = Executors(not args.in_process, args.timeout, args.jobs, args.graph_reuse)
     try:
-        return _run_with(args, candidates, executors, console)
+        # The --out lock first: a second run on the same folder is refused before it does any work.
+        with OutputFolder(args.out) as folder, interruptible():
+            return _run_with(args, candidates, executors, folder, console)
+    except Interrupted as stop:  # before the run started (loading cases, asking backends)
+        print(f"topk-conformance: stopped by {stop.name} before any result", file=sys.stderr)
+        return 128 + stop.signum
+    except FolderInUse as exc:
+        return _refused(str(exc))
+    except WriteError as exc:  # the folder cannot be made or locked: nothing was run
+        return _refused(f"{exc}; nothing was run")
     finally:
         executors.close()
 
 
-def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Executors, console: Console) -> int:
+def _refused(line: str) -> int:
+    print(f"topk-conformance: {printable(line)}", file=sys.stderr)
+    return 2
+
+
+def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Executors, folder: OutputFolder,
+              console: Console) -> int:
     baseline = None
     if args.baseline:
         try:
             baseline = read_baseline(args.baseline)
         except BaselineError as exc:
-            print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
-            return 2
+            return _refused(str(exc))
     loaded = load_cases(args.cases or _corpus.default_case_roots())
     errors = [str(error) for error in loaded.errors]
     for line in errors:
@@ -203,51 +212,54 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         if missing:
             print(f"no such case: {printable(', '.join(sorted(missing)))}", file=sys.stderr)
     if not cases:
-        print("topk-conformance: no case to run (a run of nothing is never green)", file=sys.stderr)
-        return 2
+        return _refused("no case to run (a run of nothing is never green)")
     probes = executors.probe(candidates)  # each in its worker, under --timeout
     backends = _usable(args, candidates, probes)
     if backends is None:
         return 2
-    try:
-        with OutputFolder(args.out) as folder:
-            info = _backend_info(backends, probes)
+    info = _backend_info(backends, probes)
+    console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
+    total = sum(len(variants_for(b, case)) for b in backends for case in cases)
+    results: list[Result] = []
+
+    def finished(result: Result) -> None:
+        results.append(result)
+        folder.add(result)  # on disk at once: a kill loses nothing finished
+        progress.add(result)
+
+    stopped: Interrupted | StreamFailed | None = None
+    with RunProgress(total, console) as progress:
+        try:
             folder.header(environment(), info, errors)
-            console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
-            total = sum(len(variants_for(b, case)) for b in backends for case in cases)
-            results: list[Result] = []
-
-            def finished(result: Result) -> None:
-                results.append(result)
-                folder.add(result)  # on disk at once: a kill loses nothing finished
-                progress.add(result)
-
-            interrupted: Interrupted | None = None
-            with RunProgress(total, console) as progress:
-                try:
-                    with _interruptible():
-                        run_cases(cases, backends, finished, executors=executors, probes=probes)
-                except Interrupted as stop:
-                    interrupted = stop
-            # In a sequential run's order whatever --jobs was; cliffs need every backend's times.
-            results = flag_cliffs(ordered(results, cases, backends))
-            data = ResultsFile(environment(), info, errors, results)
-            write_results(args.out / "results.json", data)
-            write_report(args.out / "report.html", data)
-    except FolderInUse as exc:
-        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
-        return 2
-    if interrupted is not None:
-        print(f"topk-conformance: stopped by {interrupted.name} after {len(results)} results; "
+            with interruptible():
+                run_cases(cases, backends, finished, executors=executors, probes=probes)
+        except (Interrupted, StreamFailed) as stop:
+            stopped = stop
+    # In a sequential run's order whatever --jobs was; cliffs need every backend's times.
+    results = flag_cliffs(ordered(results, cases, backends))
+    data = ResultsFile(environment(), info, errors, results)
+    try:
+        write_results(args.out / "results.json", data)
+        write_report(args.out / "report.html", data)
+    except WriteError as exc:
+        return _refused(f"{exc}; {_kept(folder)}")
+    if isinstance(stopped, StreamFailed):
+        return _refused(f"{stopped}; the run stopped there. {_kept(folder)}, and results.json and "
+                        f"report.html hold the {len(results)} results it finished")
+    if stopped is not None:
+        print(f"topk-conformance: stopped by {stopped.name} after {len(results)} results; "
               f"they are in {args.out / 'results.json'}", file=sys.stderr)
-        return 128 + interrupted.signum
+        return 128 + stopped.signum
     console.print(summary_table(results))
     console.print(timing_table(results))
     for line in cliff_lines(results):
         console.print(line)
     console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
     if args.junitxml:
-        write_junit(args.junitxml, results)
+        try:
+            write_junit(args.junitxml, results)
+        except WriteError as exc:
+            return _refused(f"{exc}; results.json and report.html are written")
     if errors:
         console.print(f"[bold red]{len(errors)} case file error(s)[/]: listed above and in the report")
     if baseline is None:
@@ -255,30 +267,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
     return _gate(compare(results, baseline), args.strict_baseline, args.baseline)
 
 
-class Interrupted(Exception):
-    """SIGINT or SIGTERM during a run: it stops, writes what is done, and exits 128+N."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-        self.name = signal.Signals(signum).name
-
-
-@contextlib.contextmanager
-def _interruptible() -> Iterator[None]:
-    raised: list[int] = []
-
-    def stop(signum: int, frame: object) -> None:
-        if not raised:  # once: a second signal must not cut the workers' clean-up short
-            raised.append(signum)
-            raise Interrupted(signum)
-
-    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+def _kept(folder: OutputFolder) -> str:
+    return f"kept: {folder.folder / STREAM_NAME} holds {folder.streamed} results, each on a whole line"
 
 
 def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
@@ -328,11 +318,18 @@ def _setup(console: Console) -> int:
 
 
 def _read_all(paths: list[Path]) -> list[ResultsFile] | None:
-    try:
-        return [read_results(path) for path in paths]
-    except (OSError, ValueError, TypeError) as exc:
-        print(f"topk-conformance: cannot read results: {printable(str(exc))}", file=sys.stderr)
-        return None
+    """Every results file, or None (after saying why, naming the file and field) where one
+    cannot be read; what reading dropped is said too."""
+    files = []
+    for path in paths:
+        try:
+            files.append(read_results(path))
+        except InputError as exc:
+            print(f"topk-conformance: cannot read results: {printable(str(exc))}", file=sys.stderr)
+            return None
+        for note in files[-1].notes:
+            print(f"topk-conformance: {printable(note)}", file=sys.stderr)
+    return files
 
 
 def _merged(args: argparse.Namespace) -> tuple[ResultsFile | None, int]:
@@ -354,9 +351,14 @@ def _report(args: argparse.Namespace, console: Console) -> int:
     if data is None:
         return status
     html = args.output or args.out / "report.html"
-    if args.output is None:
-        write_results(args.out / "results.json", data)
-    write_report(html, data)
+    written: list[Path] = []
+    try:
+        if args.output is None:
+            write_results(args.out / "results.json", data)
+            written.append(args.out / "results.json")
+        write_report(html, data)
+    except WriteError as exc:
+        return _refused(f"{exc}; " + (f"{written[0]} is written" if written else "nothing was written"))
     console.print(summary_table(data.results))
     console.print(f"rendered {len(args.results)} results file(s) into {html}")
     return status
@@ -366,7 +368,10 @@ def _merge(args: argparse.Namespace, console: Console) -> int:
     data, status = _merged(args)
     if data is None:
         return status
-    write_results(args.output, data)
+    try:
+        write_results(args.output, data)
+    except WriteError as exc:
+        return _refused(f"{exc}; nothing was written")
     console.print(f"merged {len(args.results)} results files ({len(data.results)} results) into {args.output}")
     return status
 
@@ -376,28 +381,27 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
     if files is None:
         return 2
     previous = None
-    if args.output.exists():
+    if args.output.exists() or args.output.is_symlink():
         try:
             previous = read_baseline(args.output)
         except BaselineError as exc:
-            print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
-            return 2
+            return _refused(f"{exc} (the notes of an existing -o baseline carry over: fix or remove it)")
     renamed: dict[str, str] = {}
     for pair in args.record_as:
         name, _, other = pair.partition("=")
         if not name or not other:
-            print(f"topk-conformance: --as {printable(pair)}: want NAME=OTHER", file=sys.stderr)
-            return 2
+            return _refused(f"--as {pair}: want NAME=OTHER")
         renamed[name] = other
     results = [dataclasses.replace(result, backend=renamed.get(result.backend, result.backend))
                for results_file in files for result in results_file.results]
     recorded_with = files[-1].environment.get("packages", {})
     try:
         baseline = record(results, recorded_with, previous)
+        write_baseline(args.output, baseline)
     except BaselineError as exc:
-        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
-        return 2
-    write_baseline(args.output, baseline)
+        return _refused(str(exc))
+    except WriteError as exc:
+        return _refused(f"{exc}; {'the existing baseline is unchanged' if previous else 'nothing was written'}")
     console.print(f"wrote {len(baseline.entries)} known discrepancies of {', '.join(baseline.backends)} "
                   f"to {args.output}")
     return 0

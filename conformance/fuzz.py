@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import random
 import sys
 import time
@@ -42,13 +43,18 @@ from rich.live import Live
 from rich.text import Text
 
 from backends.base import Backend
+from conformance.atomic_files import WriteError, atomic_write_text
 from conformance.cases.case import Case
 from conformance.cases.dtypes import is_float, to_jsonable
 from conformance.graphs.variants import Variant
+from conformance.interrupts import Interrupted, interruptible
+from conformance.options import positive_seconds
+from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
 from conformance.running.suite import Executor, Executors
 from conformance.text import printable
+from conformance.tool_input import InputError, limit, limit_note
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
     from conformance.fuzz_strategies import FuzzInput
@@ -141,6 +147,9 @@ class Session:
         self.shrink_until = 0.0  # hypothesis's shrinking runs new inputs until then
         self.first_example: FuzzInput | None = None  # the first input hypothesis asked about
         self.search_seed = seed
+        self.stopped = ""  # why the search stopped before its budget was spent, if it did
+        self.stop: Interrupted | WriteError | None = None
+        self.summary_error = ""  # why fuzz.json could not be written
 
     # --- running one input ------------------------------------------------------------
 
@@ -399,22 +408,59 @@ def _search(session: Session, search: int, database: Any) -> FuzzInput | None:
 def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: int,
          dtypes: tuple[str, ...] | None = None, on_change: Callable[[Session], None] = lambda s: None,
          info: dict[str, Any] | None = None) -> Session:
-    """Searches until the budget is spent; every finding is written to `out` and checked."""
+    """Searches until the budget is spent; every finding is written to `out` and checked.
+    SIGINT or SIGTERM (Interrupted) and a file that cannot be written (WriteError) end the
+    search: the summary is written with what was found (where it can be), and the session
+    keeps what stopped it (`stop`), for the caller to say."""
     out.mkdir(parents=True, exist_ok=True)
-    database = keeping_database(out / ".hypothesis" / "examples")
+    database_path = out / ".hypothesis" / "examples"
+    check_database(database_path)
+    database = keeping_database(database_path)
     session = Session(backend, execute, out, seed, budget, dtypes)
     session.on_change = lambda: on_change(session)
     search = 0
-    while time.monotonic() < session.soft_deadline:
-        search += 1
-        minimal = _search(session, search, database)
-        if minimal is None:
-            continue
-        finding = session.settle(minimal, search)
-        write_case(finding, out, info or {})
-        verify(finding, execute)
-    write_summary(session, out)
+    try:
+        with interruptible():
+            while time.monotonic() < session.soft_deadline:
+                search += 1
+                minimal = _search(session, search, database)
+                if minimal is None:
+                    continue
+                finding = session.settle(minimal, search)
+                write_case(finding, out, info or {})
+                verify(finding, execute)
+    except (Interrupted, WriteError) as stop:
+        session.stop = stop
+        session.stopped = f"stopped by {stop.name}" if isinstance(stop, Interrupted) else str(stop)
+    try:
+        write_summary(session, out)
+    except WriteError as exc:
+        session.summary_error = str(exc)
     return session
+
+
+def check_database(path: Path) -> None:
+    """Hypothesis's example database as it writes one: a folder of folders of small regular
+    files. Anything else (a link, a FIFO, a file too large to be an example) is an
+    InputError naming it, before hypothesis reads it."""
+    if not os.path.lexists(path):
+        return
+    if path.is_symlink() or not path.is_dir():
+        raise InputError(path, "", "the example database is not a folder; remove it (hypothesis remakes it)")
+    most = limit("fuzz_entry_bytes")
+    try:
+        for key in os.scandir(path):
+            if key.is_symlink() or not key.is_dir():
+                raise InputError(key.path, "", "not a folder of hypothesis's example database; remove it")
+            for value in os.scandir(key.path):
+                if value.is_symlink() or not value.is_file():
+                    raise InputError(value.path, "", "not a regular file of hypothesis's example database; remove it")
+                size = value.stat().st_size
+                if size > most:
+                    raise InputError(value.path, "", f"an example of {size} bytes, more than {most}; "
+                                     f"{limit_note('fuzz_entry_bytes')}")
+    except OSError as exc:
+        raise InputError(path, "", f"cannot read the example database: {exc.strerror or exc}") from None
 
 
 # --- the case file ------------------------------------------------------------------------
@@ -537,7 +583,7 @@ def variant_lines(results: list[Result]) -> list[str]:
 
 def write_case(finding: Finding, out: Path, info: dict[str, Any]) -> Path:
     path = out / f"{case_id(finding)}.yaml"
-    path.write_text(case_text(finding, info), encoding="utf-8")
+    atomic_write_text(path, case_text(finding, info))
     finding.path = path
     return path
 
@@ -583,6 +629,7 @@ def write_summary(session: Session, out: Path) -> Path:
         "backend": session.backend.name, "seed": session.seed, "examples": session.status.examples,
         "calls": session.status.calls, "searches": session.status.search,
         "seconds": round(time.monotonic() - session.started, 1),
+        "stopped": session.stopped,
         "signatures": [
             signature_dict(signature) | {"case": case_id(finding), "shrunk_for_it": signature == finding.signature}
             for signature, finding in session.found.items()
@@ -597,7 +644,7 @@ def write_summary(session: Session, out: Path) -> Path:
         ],
     }
     path = out / "fuzz.json"
-    path.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    atomic_write_text(path, json.dumps(summary, indent=2) + "\n")
     return path
 
 
@@ -635,16 +682,16 @@ def add_parser(commands: Any) -> None:
     fuzz_command = commands.add_parser(
         "fuzz", help="differential testing with hypothesis: minimal inputs of new discrepancies as case files")
     fuzz_command.add_argument("--backend", required=True, metavar="NAME", help="the backend to fuzz")
-    fuzz_command.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+    fuzz_command.add_argument("--budget", type=positive_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
                               help=f"time to search (default: {DEFAULT_BUDGET:g}); shrinking the last finding "
-                              f"may take up to {GRACE:.0%} more")
+                              f"may take up to {GRACE:.0%}% more")
     fuzz_command.add_argument("--seed", type=int, metavar="N", help="the searches' seeds (default: a random one)")
     fuzz_command.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                               help=f"where the case files, fuzz.json and the example database go "
                               f"(default: {DEFAULT_OUT})")
     fuzz_command.add_argument("--dtype", action="append", metavar="NAME",
                               help="only this element type (repeatable; default: all twelve)")
-    fuzz_command.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    fuzz_command.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                               help="time one graph may take before its worker is killed (default: 60)")
 
 
@@ -668,6 +715,20 @@ def main(args: argparse.Namespace, console: Console) -> int:
               file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
+    try:
+        with OutputFolder(args.out), interruptible():  # the lock: one fuzz (or run) at a time on a folder
+            return _fuzz_locked(args, backend, seed, console)
+    except Interrupted as stop:  # before the search started (asking the backend)
+        print(f"topk-conformance: fuzz stopped by {stop.name} before it searched", file=sys.stderr)
+        return 128 + stop.signum
+    except (FolderInUse, WriteError, InputError) as exc:
+        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
+        return 2
+
+
+def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console: Console) -> int:
+    from conformance.fuzz_strategies import DTYPE_ORDER
+
     executors = Executors(timeout=args.timeout)
     try:
         probe = executors.probe([backend])[backend.name]
@@ -688,8 +749,19 @@ def main(args: argparse.Namespace, console: Console) -> int:
         mark = "reproduces" if finding.reproduced else f"DOES NOT reproduce ({finding.reproduced_verdict})"
         also = f" (also {', '.join(signature_text(s) for s in finding.also)})" if finding.also else ""
         console.print(f"  {signature_text(finding.signature)}{also}: {finding.path} ({mark})", soft_wrap=True)
+    summary = (f"summary in {args.out / 'fuzz.json'}" if not session.summary_error
+               else "no summary: the findings are listed above")
     console.print(f"fuzz {backend.name}: {session.status.examples} examples run, {len(session.found)} "
                   f"discrepancy signatures in {len(findings(session))} case files, in "
-                  f"{time.monotonic() - session.started:.0f} s; seed {seed}; summary in {args.out / 'fuzz.json'}",
-                  soft_wrap=True)
-    return 0
+                  f"{time.monotonic() - session.started:.0f} s; seed {seed}; {summary}", soft_wrap=True)
+    if session.summary_error:
+        print(f"topk-conformance: {printable(session.summary_error)}", file=sys.stderr)
+    stop = session.stop
+    if isinstance(stop, Interrupted):
+        print(f"topk-conformance: fuzz stopped by {stop.name}; what it found is listed above", file=sys.stderr)
+        return 128 + stop.signum
+    if stop is not None:
+        print(f"topk-conformance: {printable(str(stop))}; the search stopped there (what it found before is "
+              "listed above)", file=sys.stderr)
+        return 2
+    return 2 if session.summary_error else 0

@@ -21,8 +21,11 @@ from typing import Any
 
 import yaml
 
+from conformance.atomic_files import atomic_write_text
 from conformance.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
 from conformance.results.records import Result
+from conformance.safe_yaml import Limits, Parsed, Refused, parse, yaml_message
+from conformance.tool_input import InputError, check, limit, limit_note, read_text
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
 # error that becomes a fail) or new broken rules count as worse too.
@@ -167,41 +170,64 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
             fields["isa"] = entry.isa
         flow = yaml.safe_dump(fields, default_flow_style=True, sort_keys=False, width=10_000).strip()
         lines.append(f"- {flow}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    atomic_write_text(path, "\n".join(lines) + "\n")
 
 
 def read_baseline(path: Path) -> Baseline:
+    """A baseline, read as safely as a case file (conformance/safe_yaml.py: limits, keys given
+    twice refused) and checked against conformance/schemas/baseline.schema.json; a
+    BaselineError names the file and the field (`results[3].rules`) where it is not one."""
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise BaselineError(f"{path}: cannot read the baseline: {' '.join(str(exc).split())}") from None
-    if not isinstance(document, dict) or not isinstance(document.get("backends"), list):
-        raise BaselineError(f"{path}: a baseline is a mapping with 'backends' and 'results'")
+        text = read_text(path, "baseline_bytes")
+        parsed = parse(text, limits=Limits(nodes=limit("baseline_nodes")), nodes_note=limit_note("baseline_nodes"))
+    except InputError as exc:
+        raise BaselineError(str(exc)) from None
+    except Refused as exc:
+        raise BaselineError(f"{path}: {exc}") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        raise BaselineError(f"{path}: not valid YAML: {yaml_message(exc)}") from None
+    document = parsed.document
+    if not isinstance(document, dict):
+        raise BaselineError(f"{path}: a baseline is a mapping with 'backends' and 'results', not "
+                            f"{type(document).__name__ if document is not None else 'an empty file'}")
+    if parsed.repeated:
+        where, message = _repeated(document, parsed)
+        raise BaselineError(f"{path}: {where}: {message}")
+    try:
+        check(path, document, "baseline.schema.json")
+    except InputError as exc:
+        raise BaselineError(str(exc)) from None
     notes = document.get("notes") or {}
     file_scope = _scope(path, "isa", document.get("isa", ""))
     entries: dict[ScopedKey, Entry] = {}
     for position, raw in enumerate(document.get("results") or []):
-        try:
-            entry = Entry(
-                str(raw["backend"]), str(raw["case"]), str(raw["graph"]), str(raw["k_source"]),
-                str(raw["verdict"]), tuple(str(rule) for rule in raw.get("rules") or ()), str(raw.get("note", "")),
-                _scope(path, f"results[{position}].isa", raw.get("isa", "")) or file_scope,
-            )
-        except (KeyError, TypeError) as exc:
-            raise BaselineError(f"{path}: results[{position}]: missing or malformed field {exc}") from None
-        if entry.verdict not in _RANK or entry.verdict in ("pass", "skip"):
-            raise BaselineError(f"{path}: results[{position}]: verdict {entry.verdict!r} is not a discrepancy")
+        entry = Entry(
+            raw["backend"], raw["case"], raw["graph"], raw["k_source"], raw["verdict"], tuple(raw.get("rules") or ()),
+            raw.get("note", ""), _scope(path, f"results[{position}].isa", raw.get("isa", "")) or file_scope,
+        )
         if entry.note and entry.note not in notes:
-            raise BaselineError(f"{path}: results[{position}]: note {entry.note!r} is not under 'notes'")
+            raise BaselineError(f"{path}: results[{position}].note: {entry.note!r} is not under 'notes'")
         if entry.key in entries:
             raise BaselineError(f"{path}: results[{position}]: the same backend, case, graph, k_source and isa "
                                 "as an earlier entry")
         entries[entry.key] = entry
-    baseline = Baseline([str(b) for b in document["backends"]], entries, dict(notes),
-                        document.get("recorded_with") or {})
+    baseline = Baseline(list(document["backends"]), entries, dict(notes), document.get("recorded_with") or {})
     _check_scopes_apart(path, baseline)
     return baseline
+
+
+def _repeated(document: dict[str, Any], parsed: Parsed) -> tuple[str, str]:
+    """Where a key is given twice (the top level, or an entry), and the message."""
+    if id(document) in parsed.repeated:
+        key, message = parsed.repeated[id(document)][1][0]
+        return str(key), message
+    for position, raw in enumerate(document.get("results") or []):
+        if id(raw) in parsed.repeated:
+            key, message = parsed.repeated[id(raw)][1][0]
+            return f"results[{position}].{key}", message
+    _, pairs = next(iter(parsed.repeated.values()))  # in notes or recorded_with
+    key, message = pairs[0]
+    return str(key), message
 
 
 def _scope(path: Path, where: str, value: object) -> str:

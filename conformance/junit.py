@@ -4,10 +4,12 @@ divergent passes (valid under the dialect) with the difference in <system-out>."
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 
+from conformance.atomic_files import atomic_write_bytes
 from conformance.results.records import Result
 
 
@@ -42,7 +44,8 @@ def junit_xml(results: Iterable[Result]) -> ET.ElementTree:
 
 
 def write_junit(path: Path, results: Iterable[Result]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tree = junit_xml(results)
     ET.indent(tree)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    buffer = io.BytesIO()
+    tree.write(buffer, encoding="utf-8", xml_declaration=True)
+    atomic_write_bytes(path, buffer.getvalue())

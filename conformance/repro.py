@@ -16,8 +16,9 @@ def repro_note(case: Case, result: Result) -> str:
         f"judged as {result.profile}; domain {result.domain}",
         result.message,
         "Reproduce:",
-        "  " + shlex.join(["topk-conformance", "run", "--cases", str(case.file), "--case", case.id,
-                           "--backend", result.backend]),
+        # --case=ID: an id may begin with a dash (`-rf`), which argparse would take for an option.
+        "  " + shlex.join(["topk-conformance", "run", f"--cases={case.file}", f"--case={case.id}",
+                           f"--backend={result.backend}"]),
         f"  case: {case.source}; input {case.dtype_name} {list(case.x.shape)}, axis {case.axis}, "
         f"k {case.k}, largest {case.largest}, sort {case.sort}, stable {case.stable}",
     ]

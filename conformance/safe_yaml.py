@@ -196,6 +196,7 @@ class _Composer(Composer):
     def __init__(self) -> None:
         Composer.__init__(self)
         self.limits = Limits()
+        self.nodes_note = ""  # how a caller with its own node limit names it (else TOPK_MAX_NODES)
         self.problems = 0  # Problem nodes made
         self._depth = 0  # collections open around the node being composed
         self._in_tensor = False  # inside the value of a `data`, `values` or `indices` key
@@ -277,7 +278,8 @@ class _Composer(Composer):
         self._made += count
         if self._made > self.limits.nodes:
             raise Refused(f"more than {self.limits.nodes} YAML nodes (mappings, lists, strings, and numbers outside "
-                           f"plain lists of numbers), the last at {_at(event.start_mark)}; {self.limits.note('nodes')}")
+                           f"plain lists of numbers), the last at {_at(event.start_mark)}; "
+                           f"{self.nodes_note or self.limits.note('nodes')}")
 
     def _problem(self, message: str, event: Any) -> ScalarNode:
         self.problems += 1
@@ -455,9 +457,10 @@ class Parsed:
         return bool(self.repeated or self.problems)
 
 
-def parse(text: str, loader: type | None = None, limits: Limits | None = None) -> Parsed:
+def parse(text: str, loader: type | None = None, limits: Limits | None = None, nodes_note: str = "") -> Parsed:
     instance = (loader or YAML_LOADER)(text)
     instance.limits = limits or Limits()
+    instance.nodes_note = nodes_note
     try:
         document = instance.get_single_data()
         return Parsed(document, instance.repeated, instance.problems)

@@ -105,7 +105,7 @@ def test_fail_verdict_fails_with_the_rule_and_a_repro(project: pytest.Pytester) 
     assert "FAILED cases/directml-top-k1.yaml::dml-top-k1-example-3[openvino-cpu-onnx-opset11-input]" in stdout
     assert "fail [tie-order]" in stdout
     assert "Reproduce:" in stdout
-    assert "topk-conformance run --cases" in stdout and "--case dml-top-k1-example-3 --backend openvino-cpu" in stdout
+    assert "topk-conformance run --cases=" in stdout and "--case=dml-top-k1-example-3 --backend=openvino-cpu" in stdout
     assert "First discrepancy at sequence" in stdout
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jinja2
 
+from conformance.atomic_files import atomic_write_text
 from conformance.report import data as report_data
 from conformance.report.data import CaseInfo
 from conformance.results.records import ResultsFile
@@ -37,5 +38,4 @@ def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -
 
 
 def write_report(path: Path, data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render_report(data, cases), encoding="utf-8")
+    atomic_write_text(path, render_report(data, cases))

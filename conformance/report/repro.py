@@ -51,9 +51,11 @@ def graph_family(graph: str) -> str:
 
 def command_line(case_id: str, case_file: str, backend: str) -> str:
     """The CLI line that runs the case again (every graph variant of the backend), into
-    reports/repro/ so that it leaves reports/latest/ alone."""
-    where = f"--cases {_shell(case_file)} " if case_file else ""
-    return f"topk-conformance run {where}--case {_shell(case_id)} --backend {_shell(backend)} --out reports/repro"
+    reports/repro/ so that it leaves reports/latest/ alone. `--case=ID`, not `--case ID`:
+    an id or a path may begin with a dash (`-rf`), which argparse would take for an option."""
+    where = f"{_shell('--cases=' + case_file)} " if case_file else ""
+    return (f"topk-conformance run {where}{_shell('--case=' + case_id)} {_shell('--backend=' + backend)} "
+            "--out reports/repro")
 
 
 def repro_snippet(

@@ -1,18 +1,23 @@
-"""A run's output folder: one run at a time (a lock), results streamed to disk as they
-arrive (`results.jsonl`, one JSON object a line, flushed), and the final `results.json`
-and `report.html` written atomically, so a kill at any moment leaves every finished
-result readable and never half a file."""
+"""A run's output folder: one run at a time (a lock, taken before the run does any work),
+results streamed to disk as they arrive (`results.jsonl`, one JSON object a line, flushed),
+and the final `results.json` and `report.html` written atomically (conformance/atomic_files.py),
+so that a kill at any moment leaves every finished result readable and never half a file.
+Nothing here writes through a symbolic link: the lock file and the stream are refused or
+replaced where one stands, never followed."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import json
 import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from types import TracebackType
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
+
+from conformance.atomic_files import WriteError, reason
 
 if TYPE_CHECKING:
     from conformance.results.records import Result
@@ -25,69 +30,82 @@ class FolderInUse(RuntimeError):
     """Another run holds the output folder."""
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a temporary file beside `path` and rename it over `path`: readers see the old
-    file or the new one, never part of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        # mkstemp makes the file 0600; give it the mode any other file written here gets
-        # (0666 less the umask), so that a CI job's artifact upload or a web server can read it.
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+class StreamFailed(WriteError):
+    """The results stream could not take a result (a full disk): the run stops; the stream
+    keeps every result written before, each on a whole line."""
 
 
 class OutputFolder:
-    """Held for the whole run: the lock and the results stream."""
+    """Held for the whole run: the lock from the start, the results stream from `header()`
+    on (so that a run refused before it starts leaves the previous run's files as they were)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._lock: IO[str] | None = None
-        self._stream: IO[str] | None = None
+        self._lock: int | None = None
+        self._stream: int | None = None
+        self.streamed = 0  # results on whole lines in the stream
 
     def __enter__(self) -> OutputFolder:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lock = (self.folder / LOCK_NAME).open("a+", encoding="utf-8")
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise WriteError(f"cannot use {self.folder} as the output folder: a file stands there "
+                             "(or where one of its parents should be)") from None
+        except OSError as exc:
+            raise WriteError(f"cannot make the output folder {self.folder}: {reason(exc)}") from None
+        lock_path = self.folder / LOCK_NAME
+        try:
+            lock = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            why = "it is a symbolic link; remove it" if exc.errno == errno.ELOOP else reason(exc)
+            raise WriteError(f"cannot lock {self.folder}: {lock_path}: {why}") from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "?"
-            lock.close()
+            holder = os.pread(lock, 32, 0).decode("ascii", "replace").strip() or "?"
+            os.close(lock)
             raise FolderInUse(
                 f"{self.folder} is in use by another run (pid {holder}); give this run its own --out"
             ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
+        try:
+            os.ftruncate(lock, 0)
+            os.pwrite(lock, str(os.getpid()).encode(), 0)
+        except OSError:
+            pass  # the pid is for the message of a run refused; the lock holds without it
         self._lock = lock
-        self._stream = (self.folder / STREAM_NAME).open("w", encoding="utf-8")
         return self
 
     def header(self, environment: dict[str, Any], backends: dict[str, Any], case_errors: list[str]) -> None:
+        """Start the stream (replacing the previous run's) with the run's header line."""
+        path = self.folder / STREAM_NAME
+        try:
+            path.unlink(missing_ok=True)  # a link there goes, its target stays as it was
+            self._stream = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StreamFailed(f"cannot write {path}: {reason(exc)}") from None
         self._write({"environment": environment, "backends": backends, "case_errors": case_errors})
 
     def add(self, result: Result) -> None:
         self._write({"result": asdict(result)})
+        self.streamed += 1
 
     def _write(self, record: dict[str, Any]) -> None:
+        """One whole line or nothing: a line cut short (a full disk) is cut off again."""
         assert self._stream is not None
-        self._stream.write(json.dumps(record) + "\n")
-        self._stream.flush()
+        line = (json.dumps(record) + "\n").encode("utf-8", errors="backslashreplace")
+        at = os.lseek(self._stream, 0, os.SEEK_END)
+        try:
+            written = 0
+            while written < len(line):
+                written += os.write(self._stream, line[written:])
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._stream, at)
+            raise StreamFailed(f"cannot write {self.folder / STREAM_NAME}: {reason(exc)}") from None
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  traceback: TracebackType | None) -> None:
         if self._stream is not None:
-            self._stream.close()
+            os.close(self._stream)
         if self._lock is not None:
-            self._lock.close()  # releases the lock
+            os.close(self._lock)  # releases the lock

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from conformance import machine
+from conformance.atomic_files import atomic_write_text
 from conformance.judging.judge import Domain, Verdict
-from conformance.results.output import atomic_write_text
+from conformance.tool_input import InputError, check, parse_json, read_text
 
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (
@@ -94,6 +95,7 @@ class ResultsFile:
     backends: dict[str, dict[str, Any]]
     case_errors: list[str]
     results: list[Result]
+    notes: list[str] = field(default_factory=list)  # what reading it dropped (fields unknown here)
 
 
 def write_results(path: Path, data: ResultsFile) -> None:
@@ -106,36 +108,60 @@ def write_results(path: Path, data: ResultsFile) -> None:
     atomic_write_text(path, json.dumps(document, indent=1) + "\n")
 
 
-def _stream_document(path: Path) -> dict[str, Any]:
+def _stream_document(path: Path, text: str) -> dict[str, Any]:
     """A results stream (results.jsonl: a header line, then a result a line) as the
-    results.json document; a last line cut short by a kill is left out."""
+    results.json document. Only its last line may be cut short (a kill mid-write): it is
+    left out; any other line that is not a record is the file's error, naming the line."""
     document: dict[str, Any] = {"results": []}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        where = f"line {number}"
         try:
-            record = json.loads(line)
-        except ValueError:
-            continue
+            record = parse_json(path, line, where)
+        except InputError:
+            if number == len(lines) and not text.endswith("\n"):
+                continue
+            raise
+        if not isinstance(record, dict):
+            raise InputError(path, where, "a record of results.jsonl is a JSON object (a header or a result)")
         if "result" in record:
             document["results"].append(record["result"])
         else:
+            unknown = sorted(set(record) - {"environment", "backends", "case_errors"})
+            if unknown:
+                raise InputError(path, where, f"neither a header nor a result (its keys: {', '.join(unknown)})")
             document.update(record)
     return document
 
 
 def read_results(path: Path) -> ResultsFile:
-    is_stream = path.suffix == ".jsonl"
-    document = _stream_document(path) if is_stream else json.loads(path.read_text(encoding="utf-8"))
+    """A results file (results.json, or a results.jsonl stream), checked against
+    conformance/schemas/results.schema.json; InputError naming the field where it is not
+    one. Fields this version does not know are dropped, each named once in `notes`."""
+    text = read_text(path, "results_bytes")
+    document = _stream_document(path, text) if path.suffix == ".jsonl" else parse_json(path, text)
+    if not isinstance(document, dict):
+        raise InputError(path, "", "not a results file: a JSON object with 'results' (a list of results)")
+    check(path, document, "results.schema.json")
     known = set(Result.__dataclass_fields__)
-    machine = document.get("environment", {}).get("machine", "") or path.parent.name
+    environment = document.get("environment", {})
+    machine = environment.get("machine", "") or path.parent.name
     results = []
-    for raw in document.get("results", []):
-        record = {key: value for key, value in raw.items() if key in known}
+    unknown: dict[str, int] = {}
+    for position, raw in enumerate(document["results"]):
+        record = {}
+        for key, value in raw.items():
+            if key in known:
+                record[key] = value
+            else:
+                unknown.setdefault(key, position)
         record.setdefault("machine", machine)
         results.append(Result(**record))
-    return ResultsFile(
-        document.get("environment", {}), document.get("backends", {}),
-        document.get("case_errors", []), results,
-    )
+    notes = [f"{path}: results[{position}].{key}: a field this topk-conformance does not know (a newer "
+             "version's?); dropped" for key, position in unknown.items()]
+    notes += [f"{path}: {key}: a top-level field this topk-conformance does not know; dropped"
+              for key in document if key not in ("environment", "backends", "case_errors", "results")]
+    return ResultsFile(environment, document.get("backends", {}), document.get("case_errors", []), results, notes)
 
 
 @dataclass

@@ -1,0 +1,28 @@
+"""Argument types shared by the commands: argparse refuses a bad number with a usage error
+(exit 2) naming the option, instead of a run that never times out or ends at once."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def positive_seconds(text: str) -> float:
+    """A time in seconds: a finite number above 0 (not nan, inf, 0 or -1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a number of seconds, not {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text!r}")
+    return value
