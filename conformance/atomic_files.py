@@ -30,17 +30,20 @@ def _mode() -> int:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
+    misplaced = f"cannot write {path}: a file stands where its folder {path.parent} should be"
     try:
         if stat.S_ISDIR(os.lstat(path).st_mode):
             raise WriteError(f"cannot write {path}: it is a folder")
     except FileNotFoundError:
         pass
+    except NotADirectoryError:
+        raise WriteError(misplaced) from None
     except OSError as exc:
         raise WriteError(f"cannot write {path}: {reason(exc)}") from None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except (FileExistsError, NotADirectoryError):
-        raise WriteError(f"cannot write {path}: a file stands where its folder {path.parent} should be") from None
+        raise WriteError(misplaced) from None
     except OSError as exc:
         raise WriteError(f"cannot make the folder {path.parent}: {reason(exc)}") from None
     try:

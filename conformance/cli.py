@@ -381,7 +381,7 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
     if files is None:
         return 2
     previous = None
-    if args.output.exists() or args.output.is_symlink():
+    if args.output.is_file():  # through a link too; a folder there is the write's error
         try:
             previous = read_baseline(args.output)
         except BaselineError as exc:

@@ -1,0 +1,387 @@
+"""The vendor's tools under hostile input (issue 16): baselines, results files, outputs,
+concurrent runs, signals, numeric options. Every bad input is exit 2 with one line naming
+the file and the field; no traceback reaches the user; a strict gate never holds with a
+backend it did not check. (Plugins: tests/test_plugin_containment.py; case files:
+tests/test_broken_input.py.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import cli
+from conformance.results.output import LOCK_NAME, STREAM_NAME, FolderInUse, OutputFolder
+from tests.harness import DOCUMENTED, REPO, run_cli
+
+CASE = "dml-top-k1-example-1"
+RESULT = {"case": "c", "backend": "ort-cpu", "graph": "onnx-opset11", "k_source": "input", "verdict": "pass",
+          "rules": [], "domain": "defined", "message": "", "seconds": 0.1}
+
+
+def main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
+    """The command line in this process: its exit status and what it wrote on stderr."""
+    status = cli.main([str(arg) for arg in args])
+    return status, capsys.readouterr().err
+
+
+def results_file(path: Path, document: Any) -> Path:
+    path.write_text(document if isinstance(document, str) else json.dumps(document))
+    return path
+
+
+def good_results(path: Path, verdict: str = "pass") -> Path:
+    return results_file(path, {"environment": {"machine": path.stem}, "backends": {}, "case_errors": [],
+                               "results": [dict(RESULT, verdict=verdict)]})
+
+
+# --- the gate never holds without checking ------------------------------------------------------
+
+
+@pytest.mark.parametrize("covered", ["[]", "[openvino-cpu]"], ids=["no-backend", "another-backend"])
+def test_a_strict_gate_fails_on_a_backend_its_baseline_does_not_cover(tmp_path: Path, covered: str) -> None:
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(f"backends: {covered}\nresults:\n")
+    completed = run_cli("run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference",
+                        "--out", tmp_path / "out", "--baseline", baseline, "--strict-baseline")
+    assert completed.returncode == 1, completed.stderr
+    assert "not covered by" in completed.stderr and "onnx-reference" in completed.stderr
+    assert "gate: FAILED" in completed.stderr
+
+
+# --- baselines --------------------------------------------------------------------------------------
+
+BAD_BASELINES = {
+    "notes-a-list": ("backends: [ort-cpu]\nnotes: [1, 2]\nresults: []\n", "notes", "not of type"),
+    "results-a-number": ("backends: [ort-cpu]\nresults: 5\n", "results", "not of type"),
+    "rules-a-string": ("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: x, graph: g, k_source: input, "
+                       "verdict: fail, rules: error}\n", "results[0].rules", "not of type"),
+    "verdict-pass": ("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: x, graph: g, k_source: input, "
+                     "verdict: pass}\n", "results[0].verdict", "is not one of"),
+    "case-a-number": ("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: 7, graph: g, k_source: input, "
+                      "verdict: fail}\n", "results[0].case", "not of type"),
+    "key-twice": ("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: x, graph: g, k_source: input, "
+                  "verdict: fail, verdict: error}\n", "results[0].verdict", "given twice"),
+    "entry-twice": ("backends: [ort-cpu]\nresults:\n" + "- {backend: ort-cpu, case: x, graph: g, k_source: input, "
+                    "verdict: fail}\n" * 2, "results[1]", "earlier entry"),
+    "unknown-field": ("backends: [ort-cpu]\nresult: []\n", "the top level", "'result' was unexpected"),
+    "not-a-mapping": ("- ort-cpu\n", "", "a baseline is a mapping"),
+    "python-tag": ("backends: !!python/object/apply:os.system [echo]\n", "", "not valid YAML"),
+    "bad-scope": ("backends: [ort-cpu]\nresults:\n- {backend: ort-cpu, case: x, graph: g, k_source: input, "
+                  "verdict: fail, isa: '<pentium'}\n", "results[0].isa", "pentium"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_BASELINES))
+def test_a_bad_baseline_is_exit_2_naming_file_and_field(tmp_path: Path, name: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    text, field, words = BAD_BASELINES[name]
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text)
+    status, stderr = main(capsys, "run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference",
+                          "--out", tmp_path / "out", "--baseline", path)
+    assert status == 2, stderr
+    assert (f"{path}: {field}: " if field else f"{path}: ") in stderr
+    assert words in stderr and "Traceback" not in stderr
+    assert not (tmp_path / "out" / STREAM_NAME).exists(), "refused before anything ran"
+
+
+def test_a_bad_baseline_under_pytest_is_a_usage_error_not_an_internal_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(BAD_BASELINES["rules-a-string"][0])
+    completed = subprocess.run(
+        [sys.executable, "-m", "pytest", "--backend", "onnx-reference",
+         "--cases", str(DOCUMENTED), "--baseline", str(path), "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
+    assert completed.returncode == 4, completed.stdout + completed.stderr  # pytest's usage error
+    assert "INTERNALERROR" not in completed.stdout + completed.stderr
+    assert f"{path}: results[0].rules: 'error' is not of type" in completed.stderr
+
+
+def test_a_baseline_beyond_its_limits_is_refused_quickly(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    entry = "- {backend: ort-cpu, case: c%d, graph: onnx-opset11, k_source: input, verdict: fail, rules: [order]}\n"
+    path = tmp_path / "big.yaml"
+    path.write_text("backends: [ort-cpu]\nresults:\n" + "".join(entry % i for i in range(20_000)))
+    monkeypatch.setenv("TOPK_MAX_BASELINE_NODES", "50000")
+    started = time.monotonic()
+    status, stderr = main(capsys, "baseline", good_results(tmp_path / "r.json"), "-o", path)
+    assert status == 2 and "the limit is TOPK_MAX_BASELINE_NODES=50000" in stderr
+    monkeypatch.setenv("TOPK_MAX_BASELINE_BYTES", "1000")
+    status, stderr = main(capsys, "baseline", good_results(tmp_path / "r.json"), "-o", path)
+    assert status == 2 and "more than 1000; the limit is TOPK_MAX_BASELINE_BYTES=1000" in stderr
+    assert time.monotonic() - started < 30
+
+
+# --- results files (merge, report, baseline) --------------------------------------------------------
+
+BAD_RESULTS = {
+    "a-list": ("[1, 2]", "", "not a results file"),
+    "results-a-string": ({"results": "x"}, "results", "not of type 'array'"),
+    "truncated": ('{"results": [{"case": "c"', "", "not JSON"),
+    "foreign": ({"name": "package.json"}, "the top level", "'results' is a required property"),
+    "bad-verdict": ({"results": [dict(RESULT, verdict="great")]}, "results[0].verdict", "is not one of"),
+    "seconds-a-string": ({"results": [dict(RESULT, seconds="fast")]}, "results[0].seconds", "not of type"),
+    "seconds-nan": ('{"results": [{"case": "c", "backend": "b", "graph": "g", "k_source": "input", '
+                    '"verdict": "pass", "seconds": NaN}]}', "", "NaN is not a JSON number"),
+    "deep": ('{"results": [], "environment": ' + "[" * 100_000 + "]" * 100_000 + "}", "", "nested too deep"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00".decode("latin-1"), "", "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("command", ["merge", "report", "baseline"])
+@pytest.mark.parametrize("name", sorted(BAD_RESULTS))
+def test_a_bad_results_file_is_exit_2_naming_file_and_field(tmp_path: Path, name: str, command: str,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    document, field, words = BAD_RESULTS[name]
+    path = tmp_path / f"{name}.json"
+    if name == "binary":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    else:
+        results_file(path, document)
+    out = tmp_path / "out"
+    extra = ["--out", out] if command == "report" else ["-o", out / "written"]
+    status, stderr = main(capsys, command, good_results(tmp_path / "good.json"), path, *extra)
+    assert status == 2, stderr
+    assert (f"{path}: {field}: " if field else f"{path}: ") in stderr and words in stderr
+    assert "Traceback" not in stderr
+    assert not out.exists(), "nothing is written from a file that could not be read"
+
+
+def test_a_results_stream_cut_short_keeps_its_whole_lines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    stream = tmp_path / "results.jsonl"
+    header = json.dumps({"environment": {"machine": "m"}, "backends": {}, "case_errors": []})
+    stream.write_text(f"{header}\n{json.dumps({'result': RESULT})}\n{{\"result\": {{\"case\"")
+    status, _ = main(capsys, "merge", stream, "-o", tmp_path / "merged.json")
+    assert status == 0
+    assert len(json.loads((tmp_path / "merged.json").read_text())["results"]) == 1
+    stream.write_text(f"{header}\n[1]\n{json.dumps({'result': RESULT})}\n")
+    status, stderr = main(capsys, "merge", stream, "-o", tmp_path / "merged.json")
+    assert status == 2 and f"{stream}: line 2: a record of results.jsonl is a JSON object" in stderr
+
+
+def test_fields_this_version_does_not_know_are_named_not_dropped_silently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    newer = results_file(tmp_path / "newer.json", {"results": [dict(RESULT, energy_joules=3.5)], "fleet": "x"})
+    status, stderr = main(capsys, "merge", newer, "-o", tmp_path / "merged.json")
+    assert status == 0
+    assert f"{newer}: results[0].energy_joules: a field this topk-conformance does not know" in stderr
+    assert f"{newer}: fleet: a top-level field" in stderr
+
+
+# --- outputs ------------------------------------------------------------------------------------------
+
+
+def test_an_output_path_that_is_a_folder_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "taken"
+    folder.mkdir()
+    good = good_results(tmp_path / "good.json")
+    for args in (("merge", good, "-o", folder), ("report", good, "-o", folder), ("baseline", good, "-o", folder)):
+        status, stderr = main(capsys, *args)
+        assert status == 2, args
+        assert f"cannot write {folder}: it is a folder" in stderr and "Traceback" not in stderr
+
+
+def test_a_file_where_the_output_folder_should_be_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    blocker = tmp_path / "blocker"
+    blocker.write_text("mine")
+    status, stderr = main(capsys, "run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference",
+                          "--out", blocker / "out")
+    assert status == 2 and "a file stands there" in stderr and "nothing was run" in stderr
+    status, stderr = main(capsys, "report", good_results(tmp_path / "good.json"), "--out", blocker)
+    assert status == 2 and "a file stands where its folder" in stderr
+    assert blocker.read_text() == "mine"
+
+
+def test_outputs_replace_a_symlink_and_never_write_through_it(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    good = good_results(tmp_path / "good.json")
+    for name, args in {"report.html": ("report", good, "-o"), "merged.json": ("merge", good, "-o"),
+                       "baseline.yaml": ("baseline", good, "-o")}.items():
+        link = tmp_path / name
+        link.symlink_to(precious)
+        if name == "baseline.yaml":
+            link.unlink()  # an existing -o baseline is read for its notes: the link's target is no baseline
+            link.symlink_to(tmp_path / "nowhere.yaml")
+        status, stderr = main(capsys, *args, link)
+        assert status == 0, stderr
+        assert not link.is_symlink() and link.stat().st_size > 0
+    assert precious.read_text() == "keep me"
+
+
+def test_the_run_stream_and_lock_are_never_followed_through_a_symlink(tmp_path: Path) -> None:
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / STREAM_NAME).symlink_to(precious)
+    completed = run_cli("run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference", "--out", out)
+    assert completed.returncode == 0, completed.stderr
+    assert precious.read_text() == "keep me" and not (out / STREAM_NAME).is_symlink()
+    (out / LOCK_NAME).unlink()
+    (out / LOCK_NAME).symlink_to(precious)
+    completed = run_cli("run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference", "--out", out)
+    assert completed.returncode == 2 and "is a symbolic link; remove it" in completed.stderr
+    assert precious.read_text() == "keep me"
+
+
+def _file_size_limit(limit: int) -> None:
+    """The disk fills at `limit` bytes a file (RLIMIT_FSIZE: what a full disk does to a write,
+    without needing one); the signal it raises is ignored, so the write fails with EFBIG."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_full_disk_during_a_run_stops_it_with_whole_lines_and_one_clear_line(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    env = dict(os.environ, CI="true")
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance", "run", "--cases", str(DOCUMENTED), "--backend", "onnx-reference",
+         "--out", str(out), "--jobs", "1"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        preexec_fn=lambda: _file_size_limit(20_000),
+    )
+    assert completed.returncode == 2, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert "cannot write" in completed.stderr and "File too large" in completed.stderr
+    lines = (out / STREAM_NAME).read_text().splitlines(keepends=True)
+    assert lines and all(line.endswith("\n") for line in lines)
+    records = [json.loads(line) for line in lines]  # every line whole
+    kept = len(records) - 1
+    assert f"kept: {out / STREAM_NAME} holds {kept} results, each on a whole line" in completed.stderr
+    assert not (out / "results.json").exists() or json.loads((out / "results.json").read_text())["results"]
+
+
+def test_a_full_disk_writing_a_merge_keeps_the_old_file(tmp_path: Path) -> None:
+    good = good_results(tmp_path / "good.json")
+    target = tmp_path / "merged.json"
+    target.write_text("old")
+    big = results_file(tmp_path / "big.json", {"results": [dict(RESULT, case=f"c{i}") for i in range(2000)]})
+    completed = subprocess.run(
+        [sys.executable, "-m", "conformance", "merge", str(good), str(big), "-o", str(target)],
+        cwd=REPO, capture_output=True, text=True, timeout=300, check=False,
+        preexec_fn=lambda: _file_size_limit(big.stat().st_size),
+    )
+    assert completed.returncode == 2, completed.stderr
+    assert f"cannot write {target}: File too large; nothing was written" in completed.stderr
+    assert target.read_text() == "old"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")], "no temporary file left behind"
+
+
+# --- concurrency and signals -----------------------------------------------------------------------
+
+
+def test_run_takes_the_out_lock_before_any_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    real = cli.load_cases
+    seen: list[str] = []
+
+    def loading(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with OutputFolder(out):
+                seen.append("free")
+        except FolderInUse:
+            seen.append("locked")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cli, "load_cases", loading)
+    status, _ = main(capsys, "run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference",
+                     "--out", out, "--in-process")
+    assert status == 0 and seen == ["locked"], "cases were loaded before --out was locked"
+
+
+def test_a_second_run_or_fuzz_on_one_out_is_refused_and_leaves_it_alone(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / STREAM_NAME).write_text("the first run's\n")
+    with OutputFolder(out):
+        run = run_cli("run", "--cases", DOCUMENTED, "--case", CASE, "--backend", "onnx-reference", "--out", out)
+        fuzzed = run_cli("fuzz", "--backend", "onnx-reference", "--budget", "5", "--out", out)
+    for completed in (run, fuzzed):
+        assert completed.returncode == 2 and "is in use by another run" in completed.stderr
+    assert (out / STREAM_NAME).read_text() == "the first run's\n"
+    assert not (out / "fuzz.json").exists()
+
+
+def test_fuzz_on_sigint_writes_its_summary_and_exits_130_without_a_traceback(tmp_path: Path) -> None:
+    out = tmp_path / "fuzz"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "conformance", "fuzz", "--backend", "onnx-reference", "--budget", "120",
+         "--seed", "1", "--out", str(out)],
+        cwd=REPO, env=dict(os.environ, CI="true"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()  # "fuzz onnx-reference: seed 1, ..." once the worker is up
+    assert first.startswith("fuzz onnx-reference"), first
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr and "fuzz stopped by SIGINT" in stderr
+    summary = json.loads((out / "fuzz.json").read_text())
+    assert summary["stopped"] == "stopped by SIGINT" and summary["examples"] >= 0
+
+
+def test_a_fuzz_database_that_is_not_hypothesiss_is_refused_by_name(tmp_path: Path) -> None:
+    examples = tmp_path / "fuzz" / ".hypothesis" / "examples"
+    (examples / "key").mkdir(parents=True)
+    os.mkfifo(examples / "key" / "entry")  # hypothesis would block reading it
+    completed = run_cli("fuzz", "--backend", "onnx-reference", "--budget", "5", "--out", tmp_path / "fuzz",
+                        timeout=120)
+    assert completed.returncode == 2, completed.stderr
+    assert f"{examples / 'key' / 'entry'}: not a regular file of hypothesis's example database" in completed.stderr
+
+
+# --- small ------------------------------------------------------------------------------------------------
+
+
+def test_fuzz_help_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["fuzz", "--help"])
+    assert exited.value.code == 0
+    assert "25% more" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", [("run", "--timeout"), ("fuzz", "--timeout"), ("fuzz", "--budget")],
+                         ids=lambda o: "-".join(o))
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1", "soon"])
+def test_a_time_that_is_not_finite_and_positive_is_a_usage_error(
+    option: tuple[str, str], value: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    command, flag = option
+    extra = ["--backend", "onnx-reference"] if command == "fuzz" else []
+    with pytest.raises(SystemExit) as exited:
+        cli.main([command, *extra, f"{flag}={value}"])
+    assert exited.value.code == 2
+    assert f"argument {flag}: " in capsys.readouterr().err
+
+
+def test_the_repro_command_of_a_case_id_that_looks_like_an_option_pastes(tmp_path: Path) -> None:
+    from conformance.report.repro import command_line
+
+    cases = tmp_path / "-odd.yaml"
+    cases.write_text("cases:\n  - id: -rf\n    source: hostile\n    input: {dtype: float32, shape: [3], "
+                     "data: [1, 3, 2]}\n    axis: 0\n    k: 1\n")
+    line = command_line("-rf", str(cases), "onnx-reference")
+    completed = subprocess.run(line.replace("topk-conformance", f"{sys.executable} -m conformance", 1)
+                               .replace("reports/repro", str(tmp_path / "out")),
+                               shell=True, cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+    assert completed.returncode == 0, completed.stderr
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["results"]
+    assert {r["case"] for r in results} == {"-rf"} and all(r["verdict"] == "pass" for r in results)
