@@ -27,7 +27,7 @@ from conformance.cases.loader import load_cases
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.interrupts import Interrupted, interruptible
 from conformance.junit import write_junit
-from conformance.options import positive_int, positive_seconds
+from conformance.options import MOST_JOBS, jobs, positive_seconds
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report.render import write_report
 from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="run backends in this process (for debugging; a crash ends the run)")
     run.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                      help="time one graph may take before its worker is killed (default: 60)")
-    run.add_argument("--jobs", "-j", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+    run.add_argument("--jobs", "-j", type=jobs, default=min(os.cpu_count() or 1, MOST_JOBS), metavar="N",
                      help="graphs run at once, in N worker processes over all backends together (each "
                      "backend has up to N); results are the same as with 1 (default: the number of "
                      f"cores, {os.cpu_count() or 1}; --in-process runs one at a time)")

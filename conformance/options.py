@@ -6,14 +6,18 @@ from __future__ import annotations
 import argparse
 import math
 
+MOST_JOBS = 256  # worker processes of a run: each holds a runtime (100-300 MB)
 
-def positive_int(text: str) -> int:
+
+def jobs(text: str) -> int:
+    """A number of parallel workers: 1 to MOST_JOBS (a huge one would start a process per
+    unit of work)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    if not 1 <= value <= MOST_JOBS:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MOST_JOBS}, not {value}")
     return value
 
 

@@ -372,6 +372,14 @@ def test_a_time_that_is_not_finite_and_positive_is_a_usage_error(
     assert f"argument {flag}: " in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["0", "-3", "257", "1e9", "many"])
+def test_jobs_outside_1_to_256_is_a_usage_error(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["run", f"--jobs={value}"])
+    assert exited.value.code == 2
+    assert "argument --jobs/-j: " in capsys.readouterr().err
+
+
 def test_the_repro_command_of_a_case_id_that_looks_like_an_option_pastes(tmp_path: Path) -> None:
     from conformance.report.repro import command_line
 
