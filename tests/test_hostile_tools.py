@@ -170,6 +170,17 @@ def test_a_results_stream_cut_short_keeps_its_whole_lines(tmp_path: Path, capsys
     assert status == 2 and f"{stream}: line 2: a record of results.jsonl is a JSON object" in stderr
 
 
+@pytest.mark.parametrize("case_file", ["x" * 4000, "a\u0000b", "/", "/dev/zero"], ids=["long", "nul", "root", "device"])
+def test_a_report_of_results_naming_odd_case_files_is_written(tmp_path: Path, case_file: str,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    named = results_file(tmp_path / "odd.json", {"results": [dict(RESULT, case_file=case_file)]})
+    started = time.monotonic()
+    status, stderr = main(capsys, "report", named, "--out", tmp_path / "out")
+    assert status == 0, stderr
+    assert "case file not found" in (tmp_path / "out" / "report.html").read_text()
+    assert time.monotonic() - started < 60, "the report does not walk a folder it is named"
+
+
 def test_fields_this_version_does_not_know_are_named_not_dropped_silently(
     tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:

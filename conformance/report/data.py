@@ -122,8 +122,11 @@ def load_case_infos(results: Sequence[Result]) -> dict[str, CaseInfo]:
 def _resolve(name: str) -> Path | None:
     path = Path(name)
     for candidate in (path, Path.cwd() / path, _REPO / path):
-        if candidate.is_file():
-            return candidate
+        try:
+            if candidate.is_file():
+                return candidate
+        except (OSError, ValueError):  # a name too long, a NUL: a results file says anything
+            return None
     return None
 
 
