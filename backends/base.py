@@ -140,6 +140,8 @@ class Backend(ABC):
         return None
 
     def runs(self, variant: Variant) -> bool:
+        """Whether to build this graph variant for it (a bool). Asked once per variant, in
+        its worker process, with availability(), isa() and describe() (workers.probe_here)."""
         return variant.kind in self.kinds
 
     def warm_up(self) -> None:

@@ -5,15 +5,19 @@ An entry point names a callable that takes no argument and returns an iterable o
 objects. Each must be a `backends.base.Backend` whose class declares the interface version
 it implements (`interface_version = 2`); the suite accepts the versions in
 `SUPPORTED_INTERFACE_VERSIONS`. A plugin that fails to load, returns something else, declares
-no version or another one, or takes a name that is already taken does not stop the suite: it
-appears as an unavailable backend whose reason names the plugin (entry point, distribution
-and version), what is wrong, and the interface version this suite wants. `run --backend
-NAME` on it exits 2 with that reason, like any backend that cannot run here."""
+no version or another one, has a name not of the form `NAME_FORM` or one that is already
+taken does not stop the suite: it appears as an unavailable backend whose reason names the
+plugin (entry point, distribution and version), what is wrong, and the interface version
+this suite wants. `run --backend NAME` on it exits 2 with that reason, like any backend that
+cannot run here. What the suite does with a usable plugin's wrong answers at run time is in
+conformance/running/workers.py (probe_here) and runner.py (execute)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from importlib import metadata
+from typing import TypeGuard
 
 from backends import isa_limit
 from backends.base import (
@@ -36,6 +40,15 @@ from backends.ort_openvino import OrtOpenVINO
 OPENVINO_DEVICES = ("CPU", "GPU", "NPU")
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
+# A backend's name (docs/vendors/backends.md): letters, digits, dashes between them; it goes
+# into --backend, file names of reports, terminals.
+NAME_FORM = re.compile(r"[A-Za-z0-9]+(-[A-Za-z0-9]+)*")
+NAME_LIMIT = 64
+NAME_RULE = f"letters, digits and single dashes between them (^{NAME_FORM.pattern}$), at most {NAME_LIMIT} characters"
+
+
+def valid_name(name: object) -> TypeGuard[str]:
+    return isinstance(name, str) and len(name) <= NAME_LIMIT and NAME_FORM.fullmatch(name) is not None
 
 
 def builtin_backends() -> list[Backend]:
@@ -49,11 +62,11 @@ def builtin_backends() -> list[Backend]:
 def all_backends() -> list[Backend]:
     found = builtin_backends()
     taken = {backend.name for backend in found}
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        for backend in load_plugin(entry):
+    for number, entry in enumerate(metadata.entry_points(group=ENTRY_POINT_GROUP), start=1):
+        for backend in load_plugin(entry, number):
             if backend.name in taken:
                 backend = UnusablePlugin(
-                    f"{entry.name}:{backend.name}",
+                    f"{_safe_entry_name(entry, number)}:{backend.name}",
                     f"plugin {describe_entry(entry)}: its backend name '{backend.name}' is already taken; "
                     "choose another name",
                 )
@@ -62,14 +75,15 @@ def all_backends() -> list[Backend]:
     return found
 
 
-def load_plugin(entry: metadata.EntryPoint) -> list[Backend]:
-    """The backends one entry point gives, each checked; an unusable one is replaced by an
-    unavailable stand-in saying why."""
+def load_plugin(entry: metadata.EntryPoint, number: int = 1) -> list[Backend]:
+    """The backends one entry point (the `number`-th) gives, each checked; an unusable one
+    is replaced by an unavailable stand-in saying why, under a name of the valid form."""
     origin = describe_entry(entry)
+    safe = _safe_entry_name(entry, number)
     try:
         made = list(entry.load()())
     except Exception as exc:
-        return [UnusablePlugin(entry.name, f"plugin {origin} failed to load: {type(exc).__name__}: {exc}")]
+        return [UnusablePlugin(safe, f"plugin {origin} failed to load: {type(exc).__name__}: {exc}")]
     checked: list[Backend] = []
     for position, backend in enumerate(made):
         problem = interface_problem(backend)
@@ -77,10 +91,15 @@ def load_plugin(entry: metadata.EntryPoint) -> list[Backend]:
             checked.append(backend)
             continue
         name = getattr(backend, "name", None)
-        if not isinstance(name, str) or not name:
-            name = entry.name if len(made) == 1 else f"{entry.name}#{position + 1}"
+        if not valid_name(name):
+            name = safe if len(made) == 1 else f"{safe}#{position + 1}"
         checked.append(UnusablePlugin(name, f"plugin {origin}: {problem}"))
     return checked
+
+
+def _safe_entry_name(entry: metadata.EntryPoint, number: int) -> str:
+    """The entry point's name where it has the form of a backend name, else `plugin-N`."""
+    return entry.name if valid_name(entry.name) else f"plugin-{number}"
 
 
 def interface_problem(backend: object) -> str | None:
@@ -89,7 +108,7 @@ def interface_problem(backend: object) -> str | None:
         return (f"returned {type(backend).__module__}.{type(backend).__qualname__}, not a "
                 f"backends.base.Backend (this topk-conformance wants interface {INTERFACE_VERSION})")
     cls = type(backend)
-    what = f"backend '{getattr(backend, 'name', '?')}' ({cls.__module__}.{cls.__qualname__})"
+    what = f"backend {getattr(backend, 'name', '?')!r} ({cls.__module__}.{cls.__qualname__})"
     declared = declared_interface_version(cls)
     if declared is None:
         return (f"{what} declares no interface_version, so it was written for interface 1, before "
@@ -101,6 +120,8 @@ def interface_problem(backend: object) -> str | None:
                 f"{INTERFACE_VERSION}" + ("; upgrade topk-conformance" if newer else "; update the plugin"))
     if not isinstance(getattr(backend, "name", None), str) or not backend.name:
         return f"{what} has no name"
+    if not valid_name(backend.name):
+        return f"{what}: its name is not of the form backend names take, {NAME_RULE}"
     kinds = getattr(backend, "kinds", None)
     if not isinstance(kinds, tuple) or not kinds or any(kind not in GRAPH_KINDS for kind in kinds):
         return f"{what} has kinds {kinds!r}; want a non-empty tuple of {', '.join(GRAPH_KINDS)}"
@@ -121,7 +142,7 @@ def declared_interface_version(cls: type) -> object | None:
 def describe_entry(entry: metadata.EntryPoint) -> str:
     dist = getattr(entry, "dist", None)
     source = f" of {dist.name} {dist.version}" if dist is not None else ""
-    return f"'{entry.name}' ({entry.value}){source}"
+    return f"{entry.name!r} ({entry.value}){source}"
 
 
 class UnusablePlugin(Backend):

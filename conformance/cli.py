@@ -137,8 +137,9 @@ def _backend_info(backends: Sequence[Backend], probes: dict[str, Probe]) -> dict
     info: dict[str, dict[str, Any]] = {}
     for backend in backends:
         probe = probes[backend.name]
+        # The suite's word on availability last: a plugin's describe() cannot overwrite it.
         info[backend.name] = {
-            "available": probe.availability.available, "reason": probe.availability.reason, **probe.info,
+            **probe.info, "available": probe.availability.available, "reason": probe.availability.reason,
         }
     return info
 
@@ -219,7 +220,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         return 2
     info = _backend_info(backends, probes)
     console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
-    total = sum(len(variants_for(b, case)) for b in backends for case in cases)
+    total = sum(len(variants_for(b, case, executors.takes(b))) for b in backends for case in cases)
     results: list[Result] = []
 
     def finished(result: Result) -> None:

@@ -32,7 +32,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -126,12 +126,13 @@ class Session:
     """One fuzz run on one backend: the executor, what was found, the current search."""
 
     def __init__(self, backend: Backend, execute: Executor, out: Path, seed: int, budget: float,
-                 dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None) -> None:
+                 dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None,
+                 takes: Collection[str] | None = None) -> None:
         self.backend = backend
         self.execute = execute
         self.out = out
         self.seed = seed
-        self.variants = variants_for(backend)
+        self.variants = variants_for(backend, takes=takes)
         self.dtypes = dtypes
         self.started = time.monotonic()
         self.soft_deadline = self.started + budget
@@ -407,7 +408,7 @@ def _search(session: Session, search: int, database: Any) -> FuzzInput | None:
 
 def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: int,
          dtypes: tuple[str, ...] | None = None, on_change: Callable[[Session], None] = lambda s: None,
-         info: dict[str, Any] | None = None) -> Session:
+         info: dict[str, Any] | None = None, takes: Collection[str] | None = None) -> Session:
     """Searches until the budget is spent; every finding is written to `out` and checked.
     SIGINT or SIGTERM (Interrupted) and a file that cannot be written (WriteError) end the
     search: the summary is written with what was found (where it can be), and the session
@@ -416,7 +417,7 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
     database_path = out / ".hypothesis" / "examples"
     check_database(database_path)
     database = keeping_database(database_path)
-    session = Session(backend, execute, out, seed, budget, dtypes)
+    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes)
     session.on_change = lambda: on_change(session)
     search = 0
     try:
@@ -738,11 +739,12 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
             return 2
         info = dict(probe.info)
         execute = executors.for_backend(backend)
+        takes = executors.takes(backend)  # the graph variants it takes, as its worker answered
         dtypes = tuple(d for d in DTYPE_ORDER if d in args.dtype) if args.dtype else None
-        console.print(f"fuzz {backend.name}: seed {seed}, budget {args.budget:g} s, {len(variants_for(backend))} "
+        console.print(f"fuzz {backend.name}: seed {seed}, budget {args.budget:g} s, {len(takes)} "
                       f"graph variants per input, writing to {args.out}")
         with _display(console) as show:
-            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info)
+            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes)
     finally:
         executors.close()
     for finding in findings(session):

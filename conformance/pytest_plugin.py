@@ -18,6 +18,7 @@ from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import CaseError, load_file
 from conformance.gate import Baseline, BaselineError, compare, read_baseline
 from conformance.graphs.variants import Variant
+from conformance.options import positive_seconds
 from conformance.repro import repro_note
 from conformance.results.records import Result
 from conformance.running.runner import variants_for
@@ -48,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="with --baseline: a recorded discrepancy that now passes fails too")
     group.addoption("--strict-dml", action="store_true",
                     help="fail divergent results (valid, but not the DirectML answer)")
-    group.addoption("--case-timeout", type=float, default=60.0, metavar="SECONDS",
+    group.addoption("--case-timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                     help="time one graph may take before its worker is killed")
 
 
@@ -126,7 +127,8 @@ class CaseFile(pytest.File):
                 yield BadCaseItem.from_parent(self, name=f"{item.case or 'file'}[case-file-error]", error=item)
                 continue
             for backend in state.backends:
-                for variant in variants_for(backend, item):
+                # The variants it takes, as its worker answered (runs() is not called here).
+                for variant in variants_for(backend, item, state.executors.takes(backend)):
                     test = CaseItem.from_parent(
                         self, name=f"{item.id}[{backend.name}-{variant.label}]",
                         case=item, backend=backend, variant=variant,

@@ -1,18 +1,27 @@
-"""Fault-injecting backends for tests/test_workers.py. They live at module top level in an
-importable module because a spawn()ed worker unpickles its backend by module and class
-name; pytest puts tests/ on sys.path, and the worker inherits the parent's sys.path.
+"""Fault-injecting backends for tests/test_workers.py and tests/test_plugin_containment.py.
+They live at module top level in an importable module because a spawn()ed worker unpickles
+its backend by module and class name; pytest puts tests/ on sys.path, and the worker
+inherits the parent's sys.path.
 
 Each is the real onnx-reference backend, except on one trigger (case id, graph variant
-label), and each tags its placement with the worker's pid so a test can tell workers apart."""
+label, or one method), and each tags its placement with the worker's pid so a test can
+tell workers apart."""
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
+from collections.abc import Callable
+from typing import Any
 
-from backends.base import Availability, Execution, Graph
+import numpy as np
+
+from backends.base import INTERFACE_VERSION, Availability, Execution, Graph, WorkerLaunch
 from backends.onnx_reference import OnnxReference
+from conformance.cases.case import Case
+from conformance.graphs.variants import Variant
 
 TRIGGER_CASE = "dml-top-k1-example-1"
 TRIGGER_LABEL = "onnx-opset11-constant"
@@ -33,14 +42,18 @@ class AbortingBackend(_PidTagged):
 
     def run(self, graph: Graph) -> Execution:
         if _triggered(graph):
-            try:
-                import resource
-
-                resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file in the repo
-            except (ImportError, ValueError, OSError):
-                pass
-            os.abort()
+            _abort()
         return super().run(graph)
+
+
+def _abort() -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file in the repo
+    except (ImportError, ValueError, OSError):
+        pass
+    os.abort()
 
 
 class HangingBackend(_PidTagged):
@@ -88,3 +101,129 @@ class SegfaultingAvailabilityBackend(_PidTagged):
             pass
         ctypes.string_at(0)  # SIGSEGV
         return Availability(True)
+
+
+# --- plugins that answer wrongly (tests/test_plugin_containment.py) -------------------------
+
+class _Plugin(_PidTagged):
+    interface_version = INTERFACE_VERSION  # declared in its own class, as a plugin must
+
+
+class MisbehavingBackend(_Plugin):
+    """One method (`method`: availability, isa, runs, describe, warm_up, worker_launch)
+    raises `answer` where it is an exception, else returns it; the rest is onnx-reference."""
+
+    def __init__(self, method: str, answer: object, name: str = "") -> None:
+        self.name = name or f"fault-{method.replace('_', '-')}"
+        self.method = method
+        self.answer = answer
+
+    def _misbehave(self, method: str, normal: Callable[[], Any]) -> Any:
+        if method != self.method:
+            return normal()
+        if isinstance(self.answer, BaseException):
+            raise self.answer
+        return self.answer
+
+    def availability(self) -> Availability:
+        answer: Availability = self._misbehave("availability", super().availability)
+        return answer
+
+    def isa(self) -> str:
+        answer: str = self._misbehave("isa", super().isa)
+        return answer
+
+    def runs(self, variant: Variant) -> bool:
+        answer: bool = self._misbehave("runs", functools.partial(super().runs, variant))
+        return answer
+
+    def describe(self) -> dict[str, str]:
+        answer: dict[str, str] = self._misbehave("describe", super().describe)
+        return answer
+
+    def warm_up(self) -> None:
+        self._misbehave("warm_up", super().warm_up)
+
+    def worker_launch(self) -> WorkerLaunch | None:
+        answer: WorkerLaunch | None = self._misbehave("worker_launch", super().worker_launch)
+        return answer
+
+
+class WorkerOnlyBackend(_Plugin):
+    """runs() and isa() raise where called in the process that made it (the main one); in
+    its worker, it takes the opset-11 graphs only and says it runs under "worker-isa". It
+    aborts on the trigger, so one result is a crash made in the main process."""
+
+    name = "fault-worker-only"
+
+    def __init__(self) -> None:
+        self.made_in = os.getpid()
+
+    def _in_worker(self, method: str) -> None:
+        if os.getpid() == self.made_in:
+            raise AssertionError(f"{method} was called in the main process")
+
+    def runs(self, variant: Variant) -> bool:
+        self._in_worker("runs()")
+        return variant.kind == "onnx" and variant.version == 11
+
+    def isa(self) -> str:
+        self._in_worker("isa()")
+        return "worker-isa"
+
+    def run(self, graph: Graph) -> Execution:
+        if _triggered(graph):
+            _abort()
+        return super().run(graph)
+
+
+class _Cursed(np.ndarray):
+    """An array the judge cannot even ask for its shape."""
+
+    @property  # type: ignore[misc]
+    def shape(self) -> Any:
+        raise RuntimeError("cursed array")
+
+
+class _Unpicklable(str):
+    __slots__ = ()
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError("cannot pickle this placement")
+
+
+def _with(execution: Execution, **fields: Any) -> Execution:
+    return dataclasses.replace(execution, **fields)
+
+
+# On the trigger case, the answer run() gives for each graph variant (by label).
+WRONG_ANSWERS: dict[str, Callable[[Execution], object]] = {
+    "onnx-opset1-attribute": lambda e: _with(e, values=None),
+    "onnx-opset10-constant": lambda e: _with(e, indices=None),
+    "onnx-opset10-input": lambda e: _with(e, values=e.values.tolist()),
+    "onnx-opset11-constant": lambda e: _with(e, placement=5),
+    "onnx-opset11-input": lambda e: (e.values, e.indices),
+    "onnx-opset11-constant-dynamic-shape": lambda e: _with(e, placement=_Unpicklable("onnx.reference")),
+    "onnx-opset11-input-dynamic-shape": lambda e: _with(e, values=e.values.view(_Cursed)),
+}
+# The case and variant whose cannot_run() raises.
+CANNOT_RUN_RAISES = ("dml-top-k1-example-2", "onnx-opset11-constant")
+
+
+class WrongAnswersBackend(_Plugin):
+    """run() answers wrongly on the trigger case (WRONG_ANSWERS); cannot_run() raises once."""
+
+    name = "fault-wrong-answers"
+
+    def run(self, graph: Graph) -> Execution:
+        execution = super().run(graph)
+        wrong = WRONG_ANSWERS.get(graph.variant.label)
+        if graph.model.graph.name != f"topk_{TRIGGER_CASE}" or wrong is None:
+            return execution
+        answer: Execution = wrong(execution)  # type: ignore[assignment]
+        return answer
+
+    def cannot_run(self, case: Case, variant: Variant) -> str | None:
+        if (case.id, variant.label) == CANNOT_RUN_RAISES:
+            raise ValueError("no such device property")
+        return super().cannot_run(case, variant)

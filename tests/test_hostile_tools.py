@@ -338,9 +338,12 @@ def test_fuzz_on_sigint_writes_its_summary_and_exits_130_without_a_traceback(tmp
         cwd=REPO, env=dict(os.environ, CI="true"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert process.stdout is not None
-    first = process.stdout.readline()  # "fuzz onnx-reference: seed 1, ..." once the worker is up
-    assert first.startswith("fuzz onnx-reference"), first
-    time.sleep(3)
+    shown = ""
+    while "search 1" not in shown:  # "fuzz onnx-reference: search 1, ...": it is searching
+        line = process.stdout.readline()
+        assert line, f"fuzz ended before it searched: {shown}"
+        shown += line
+    time.sleep(2)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr

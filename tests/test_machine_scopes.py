@@ -117,7 +117,7 @@ def test_overlapping_scopes_and_duplicate_entries_are_refused(tmp_path: Path) ->
         (f"{entry}, isa: '<avx512_core'}}\n{entry}, isa: '<avx2'}}\n", "two entries hold on sse41"),
         (f"{entry}}}\n{entry}}}\n", "results[1]: the same backend, case, graph, k_source and isa"),
         (f"{entry}, isa: '>=avx3'}}\n", "results[0].isa: 'avx3' is not an instruction-set tier"),
-        (f"{entry}, isa: [avx2]}}\n", "results[0].isa: a scope is a string"),
+        (f"{entry}, isa: [avx2]}}\n", "results[0].isa: ['avx2'] is not of type 'string'"),
     ]:
         path = tmp_path / "bad.yaml"
         path.write_text(head + body)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, BackendCrash, Graph, PlacementError, Stopwatch
+from backends.base import Backend, BackendCrash, Execution, Graph, PlacementError, Stopwatch
 from conformance.cases.case import Case
 from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
@@ -31,10 +32,17 @@ from conformance.results.records import Result
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
 
 
-def variants_for(backend: Backend, case: Case | None = None) -> list[Variant]:
-    """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on)."""
-    return [v for v in onnx_variants() + openvino_variants() + directml_variants()
-            if backend.runs(v) and (case is None or v.runs_on(case))]
+def all_variants() -> list[Variant]:
+    """Every graph variant of every dialect, in the order results are given."""
+    return onnx_variants() + openvino_variants() + directml_variants()
+
+
+def variants_for(backend: Backend, case: Case | None = None, takes: Collection[str] | None = None) -> list[Variant]:
+    """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on).
+    `takes`: the labels of the variants it takes, as its worker answered (workers.takes_of);
+    without it, backend.runs() is asked here (a backend's own code, in this process)."""
+    return [v for v in all_variants()
+            if (backend.runs(v) if takes is None else v.label in takes) and (case is None or v.runs_on(case))]
 
 
 @dataclass
@@ -119,7 +127,15 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         "k_source": variant.k_label, "x_shape": variant.x_shape, "tags": list(case.tags),
         "case_file": str(case.file), "isa": backend.isa(),
     }
-    reason = outside_graphs(case, variant) or variant.cannot_express(case) or backend.cannot_run(case, variant)
+    reason = outside_graphs(case, variant) or variant.cannot_express(case)
+    if not reason:
+        try:
+            reason = backend.cannot_run(case, variant)
+        except Exception as exc:
+            return Result(**base, verdict="error", message=f"the backend's cannot_run() raised {exception_text(exc)}")
+        if reason is not None and not isinstance(reason, str):
+            return Result(**base, verdict="error",
+                          message=f"the backend's cannot_run() returned {shown(reason)}, not a str or None")
     if reason:
         return Result(**base, verdict="skip", message=reason)
     profile = variant.profile(case)
@@ -145,6 +161,11 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         outcome: Outcome
         try:
             execution = backend.run(graph)
+            wrong = wrong_execution(execution)
+            if wrong:  # not judged: the answer is not one (nor a refusal)
+                timing.add(watch)
+                return Result(**base, verdict="error", message=f"the backend's run() returned {wrong}",
+                              seconds=time.perf_counter() - started, **timing.fields())
             outcome = Outputs(execution.values, execution.indices)
             placement, wrapping = execution.placement, execution.wrapping
         except BackendCrash as exc:
@@ -162,6 +183,41 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         timing.add(watch)
         runs.append(_Run(outcome, judge(case, profile, outcome), seconds))
     return _result(base, case, profile, runs, placement, wrapping, timing)
+
+
+def wrong_execution(execution: object) -> str:
+    """What is wrong with what a backend's run() returned ("" if nothing): an Execution
+    of two numpy arrays and str placement and wrapping."""
+    if not isinstance(execution, Execution):
+        return f"{shown(execution)}, not an Execution"
+    for name in ("values", "indices"):
+        array = getattr(execution, name)
+        if not isinstance(array, np.ndarray):
+            return f"{name} {shown(array)}, not a numpy array"
+    for name in ("placement", "wrapping"):
+        text = getattr(execution, name)
+        if not isinstance(text, str):
+            return f"{name} {shown(text)}, not a str"
+    return ""
+
+
+def shown(value: object, limit: int = 80) -> str:
+    """A backend's answer in a message: its repr, cut to `limit` characters (never raises)."""
+    try:
+        text = repr(value)
+    except Exception:
+        text = f"<a {type(value).__name__} whose repr() raised>"
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def exception_text(exc: BaseException, limit: int = 500) -> str:
+    """`Type: message` on one line, cut to `limit` characters (never raises)."""
+    try:
+        message = " ".join(str(exc).split())
+    except Exception:
+        message = "<its str() raised>"
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @dataclass

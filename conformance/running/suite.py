@@ -23,17 +23,18 @@ from backends.base import Backend
 from conformance.cases.case import Case
 from conformance.graphs.variants import Variant
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute, variants_for
-from conformance.running.workers import Probe, Worker, crash_result, probe_here
+from conformance.running.runner import GraphCache, all_variants, execute, variants_for
+from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of
 
 Executor = Callable[[Case, Variant], Result]
 
 
-def unavailable(case: Case, backend: Backend, reason: str) -> Iterator[Result]:
-    for variant in variants_for(backend, case):
+def unavailable(case: Case, backend: Backend, probe: Probe) -> Iterator[Result]:
+    """The skips of a backend that cannot run, one per graph variant it would have taken."""
+    for variant in variants_for(backend, case, takes_of(backend, probe)):
         yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
-                     message=f"{backend.name} is not available: {reason}", tags=list(case.tags),
-                     case_file=str(case.file), x_shape=variant.x_shape, isa=backend.isa())
+                     message=f"{backend.name} is not available: {probe.availability.reason}", tags=list(case.tags),
+                     case_file=str(case.file), x_shape=variant.x_shape, isa=isa_of(probe))
 
 
 class Executors:
@@ -49,12 +50,26 @@ class Executors:
         self.workers: dict[str, list[Worker]] = {}
         self.in_process: dict[str, Backend] = {}
         self.graphs = GraphCache(reuse=graph_reuse)
+        # What each backend answered in its worker (or here, in-process): the main process
+        # never calls a backend's runs() or isa() itself.
+        self.probes: dict[str, Probe] = {}
 
     def _first_worker(self, backend: Backend) -> Worker:
         pool = self.workers.setdefault(backend.name, [])
         if not pool:
-            pool.append(Worker(backend, self.timeout, self.graph_reuse))
+            pool.append(Worker(backend, self.timeout, self.graph_reuse, answered=self.probes.get(backend.name)))
         return pool[0]
+
+    def adopt(self, probes: dict[str, Probe]) -> None:
+        """The backends' answers, asked by the caller (with these executors or others)."""
+        self.probes.update(probes)
+        for name, pool in self.workers.items():
+            for worker in pool:
+                worker.answered = worker.answered or probes.get(name)
+
+    def takes(self, backend: Backend) -> tuple[str, ...]:
+        """The graph variants (labels) the backend takes, as it answered (workers.takes_of)."""
+        return takes_of(backend, self.probes.get(backend.name))
 
     def for_backend(self, backend: Backend) -> Executor:
         """One graph at a time (the pytest plugin's way): the backend's first worker."""
@@ -77,7 +92,9 @@ class Executors:
         """Each backend's availability and description, asked in its worker (all at once,
         each under the time limit) or, in-process, here."""
         if not self.isolate:
-            return {backend.name: probe_here(backend) for backend in backends}
+            answers = {backend.name: probe_here(backend) for backend in backends}
+            self.probes.update(answers)
+            return answers
         workers = [self._first_worker(b) for b in backends]
         for worker in workers:
             worker.spawn()  # all start at once; each is then waited for, under its time limit
@@ -85,7 +102,9 @@ class Executors:
         for worker, probe in zip(workers, probes, strict=True):
             if not probe.availability.available:
                 worker.stop()  # nothing will run there
-        return {backend.name: probe for backend, probe in zip(backends, probes, strict=True)}
+        answers = {backend.name: probe for backend, probe in zip(backends, probes, strict=True)}
+        self.probes.update(answers)
+        return answers
 
     def idle_worker(self, backend: Backend, busy: Iterable[Worker]) -> Worker:
         """A worker of the backend that has no unit now: an existing one, or a new one (not
@@ -96,7 +115,7 @@ class Executors:
             if id(worker) not in taken:
                 return worker
         self._make_room(taken)
-        worker = Worker(backend, self.timeout, self.graph_reuse)
+        worker = Worker(backend, self.timeout, self.graph_reuse, answered=self.probes.get(backend.name))
         if pool and pool[0].start_failure:
             worker.start_failure = pool[0].start_failure  # one failed start per backend, not per worker
         pool.append(worker)
@@ -194,6 +213,8 @@ class _Parallel:
                 if worker.starting() is None:
                     worker.stop(graceful=False)  # a dead one, if any
                     worker.spawn()
+                    if worker.start_failure:  # it could not be started at all
+                        continue
                 lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
             if not any(lane is other for other in self.lanes):
                 self.lanes.append(lane)
@@ -233,7 +254,8 @@ class _Parallel:
         # As a sequential run does: the graph that needed the worker is a crash, and no
         # worker of the backend takes another graph.
         self.executors.start_failed(lane.unit.backend, failure)
-        self._finished(lane, crash_result(lane.unit.case, lane.unit.backend, lane.unit.variant, failure))
+        unit = lane.unit
+        self._finished(lane, crash_result(unit.case, unit.backend.name, unit.variant, failure, lane.worker.isa))
 
     def _finished(self, lane: _Lane, result: Result) -> None:
         self.emit(result)
@@ -245,13 +267,13 @@ def ordered(results: Iterable[Result], cases: Sequence[Case], backends: Sequence
     """Results in the order a sequential run gives them: by case, backend, graph variant."""
     case_at = {case.id: i for i, case in enumerate(cases)}
     backend_at = {backend.name: i for i, backend in enumerate(backends)}
-    variant_at = {(b.name, v.label): i for b in backends for i, v in enumerate(variants_for(b))}
+    # A backend's variants are a subsequence of all_variants(): their order is its order.
+    variant_at = {v.label: i for i, v in enumerate(all_variants())}
     end = len(case_at) + len(backend_at) + len(variant_at)
 
     def key(result: Result) -> tuple[int, int, int, str]:
         label = f"{result.graph}-{result.k_source}"
-        return (case_at.get(result.case, end), backend_at.get(result.backend, end),
-                variant_at.get((result.backend, label), end), label)
+        return (case_at.get(result.case, end), backend_at.get(result.backend, end), variant_at.get(label, end), label)
 
     return sorted(results, key=key)
 
@@ -273,19 +295,22 @@ def run_cases(
         on_result(result)
 
     try:
-        probes = probes if probes is not None else executors.probe(backends)
+        if probes is None:
+            probes = executors.probe(backends)
+        else:
+            executors.adopt(probes)
         if executors.isolate:
             _Parallel(executors, emit).run(_units(cases, backends, probes, emit))
         else:
             for case in cases:
                 for backend in backends:
-                    status = probes[backend.name].availability
-                    if status.available:
+                    probe = probes[backend.name]
+                    if probe.availability.available:
                         run = executors.for_backend(backend)
-                        for variant in variants_for(backend, case):
+                        for variant in variants_for(backend, case, takes_of(backend, probe)):
                             emit(run(case, variant))
                     else:
-                        for result in unavailable(case, backend, status.reason):
+                        for result in unavailable(case, backend, probe):
                             emit(result)
                 executors.graphs.forget_all()  # one case's graphs are not needed by the next
     finally:
@@ -299,9 +324,9 @@ def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str,
     in their place."""
     for case in cases:
         for backend in backends:
-            status = probes[backend.name].availability
-            if status.available:
-                yield _Unit(case, backend, variants_for(backend, case))
+            probe = probes[backend.name]
+            if probe.availability.available:
+                yield _Unit(case, backend, variants_for(backend, case, takes_of(backend, probe)))
             else:
-                for result in unavailable(case, backend, status.reason):
+                for result in unavailable(case, backend, probe):
                     emit(result)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import json
 import multiprocessing
 import multiprocessing.spawn
 import os
@@ -16,10 +17,11 @@ import shutil
 import signal
 import sys
 import tempfile
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, TypeVar
 
 from backends.base import Availability, Backend, WorkerLaunch
 from conformance import machine
@@ -28,7 +30,7 @@ from conformance.graphs.variants import Variant
 from conformance.judging.judge import Verdict
 from conformance.results.records import Result
 from conformance.running.processes import die_with_parent
-from conformance.running.runner import GraphCache, execute
+from conformance.running.runner import GraphCache, all_variants, exception_text, execute, shown
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -37,18 +39,114 @@ PROBE = "probe"  # the request for the backend's availability and description
 
 @dataclass(frozen=True)
 class Probe:
-    """What a backend says of itself, asked in its own worker process."""
+    """What a backend says of itself, asked in its own worker process (probe_here): the
+    main process never calls the backend's own code but to start its worker."""
 
     availability: Availability
     info: dict[str, Any]  # describe(), when available
+    # The Variant.label of each graph variant the backend takes (its runs()), and its isa();
+    # None where it gave no answer (its worker died or hung): see takes_of and isa_of.
+    takes: tuple[str, ...] | None = None
+    isa: str | None = None
+
+
+def takes_of(backend: Backend, probe: Probe | None) -> tuple[str, ...]:
+    """The graph variants (labels) the backend takes, as its worker answered; with no
+    answer, the interface's default (the variants of its `kinds`), without calling it."""
+    if probe is not None and probe.takes is not None:
+        return probe.takes
+    return tuple(v.label for v in all_variants() if v.kind in backend.kinds)
+
+
+def isa_of(probe: Probe | None) -> str:
+    """The backend's isa() as its worker answered; with no answer, the interface's default
+    (the tier of this CPU)."""
+    if probe is not None and probe.isa is not None:
+        return probe.isa
+    return machine.host_tier()
+
+
+class _Unusable(Exception):
+    """A backend's method raised or gave an answer the suite cannot take: it is unavailable."""
+
+
+_T = TypeVar("_T")
+ISA_LIMIT = 200  # characters, as results.json takes them
+
+
+def _asked(method: str, call: Callable[[], _T]) -> _T:
+    try:
+        return call()
+    except Exception as exc:
+        raise _Unusable(f"{method} raised {exception_text(exc)}") from None
 
 
 def probe_here(backend: Backend) -> Probe:
-    status = backend.availability()
+    """availability(), isa(), runs() of every graph variant and describe(), in this
+    process (a worker's, or the main one's in-process). A method that raises or answers
+    something else than the interface says makes the backend unavailable, the reason
+    naming the method."""
+    try:
+        status = _asked("availability()", backend.availability)
+        if not (isinstance(status, Availability) and isinstance(status.available, bool)
+                and isinstance(status.reason, str)):
+            raise _Unusable(f"availability() returned {shown(status)}, not an Availability(bool, str)")
+        status = Availability(bool(status.available), str(status.reason))  # not a subclass of its own
+    except _Unusable as exc:
+        return Probe(Availability(False, str(exc)), {})
+    try:
+        isa = _asked("isa()", backend.isa)
+        if not isinstance(isa, str) or len(isa) > ISA_LIMIT:
+            raise _Unusable(f"isa() returned {shown(isa)}, not a str of at most {ISA_LIMIT} characters")
+        takes = _takes(backend)
+    except _Unusable as exc:
+        # Unavailable already: its own reason stands, and the defaults stand for the answers.
+        return Probe(status if not status.available else Availability(False, str(exc)), {})
     if not status.available:
-        return Probe(status, {})
+        return Probe(status, {}, takes, isa)
+    try:
+        info = _description(backend)
+    except _Unusable as exc:
+        return Probe(Availability(False, str(exc)), {}, takes, isa)
     # The machine its answers depend on, then the backend's own account.
-    return Probe(status, {**machine.describe(backend.isa()), **backend.describe()})
+    return Probe(status, {**machine.describe(isa), **info}, takes, isa)
+
+
+def _takes(backend: Backend) -> tuple[str, ...]:
+    takes = []
+    for variant in all_variants():
+        answer = _asked("runs()", lambda: backend.runs(variant))  # noqa: B023 (called at once)
+        if not isinstance(answer, bool):
+            raise _Unusable(f"runs() returned {shown(answer)} for {variant.label}, not a bool")
+        if answer:
+            takes.append(variant.label)
+    return tuple(takes)
+
+
+def _description(backend: Backend) -> dict[str, Any]:
+    """describe(), a dict with str keys; a value JSON cannot hold (an object, NaN) as its str()."""
+    info = _asked("describe()", backend.describe)
+    if not isinstance(info, dict):
+        raise _Unusable(f"describe() returned {shown(info)}, not a dict")
+    for key in info:
+        if not isinstance(key, str):
+            raise _Unusable(f"describe() returned a dict with the key {shown(key)}, not a str")
+    return {key: value if _json_value(value) else _text(value) for key, value in info.items()}
+
+
+def _json_value(value: object) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return True
+
+
+def _text(value: object) -> str:
+    try:
+        return str(value)
+    except Exception:
+        return shown(value)
 
 
 @contextlib.contextmanager
@@ -93,13 +191,32 @@ def _emulator_script(emulator: tuple[str, ...]) -> str:
     return _SCRIPTS[emulator]
 
 
+def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
+    """worker_launch(), checked; what is wrong with it where it raises or is no WorkerLaunch."""
+    try:
+        launch = backend.worker_launch()
+    except Exception as exc:
+        return f"worker_launch() raised {exception_text(exc)}"
+    if launch is None:
+        return None
+    if not (isinstance(launch, WorkerLaunch) and isinstance(launch.env, dict)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in launch.env.items())
+            and isinstance(launch.emulator, tuple) and all(isinstance(part, str) for part in launch.emulator)):
+        return f"worker_launch() returned {shown(launch)}, not None or a WorkerLaunch(dict of str, tuple of str)"
+    return launch
+
+
 def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True) -> None:
     die_with_parent()  # no orphan after a SIGKILL of the main process
     # Ctrl-C reaches the whole process group: the main process stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     graphs = GraphCache(reuse=graph_reuse)
     current: Case | None = None
-    backend.warm_up()
+    try:
+        backend.warm_up()
+    except Exception as exc:  # "never raises", says the interface: the worker is not usable
+        connection.send(f"warm_up() raised {exception_text(exc)}")
+        return
     connection.send("ready")
     try:
         while True:
@@ -107,16 +224,54 @@ def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True) -
             if request is None:
                 return
             if request == PROBE:
-                connection.send(probe_here(backend))
+                probe = probe_here(backend)
+                try:
+                    connection.send(probe)  # pickled whole before anything is written
+                except Exception as exc:
+                    reason = f"its answers could not be sent back from the worker: {exception_text(exc)}"
+                    connection.send(Probe(Availability(False, reason), {}))
                 continue
             case, variant = request
             if case is not None:  # None: the case of the previous request (sent once, not per graph)
                 graphs.forget_all()
                 current = case  # kept, with its DirectML answer, for the case's other variants
             assert current is not None
-            connection.send(execute(current, backend, variant, graphs))
+            _answer(connection, current, backend, variant, graphs)
     finally:
-        backend.close()
+        with contextlib.suppress(Exception):
+            backend.close()
+
+
+def _answer(connection: Connection, case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> None:
+    """One graph's result, sent: where anything raises on the way (the backend's code, the
+    judge on what it returned) or the result cannot be sent, an `error` result saying what."""
+    try:
+        result = execute(case, backend, variant, graphs)
+    except Exception as exc:
+        result = _result(case, backend.name, variant, "error", f"not judged: {_where(exc)}", _isa_here(backend))
+    try:
+        connection.send(result)  # pickled whole before anything is written
+    except Exception as exc:
+        connection.send(_result(case, backend.name, variant, "error",
+                                f"the result could not be sent back: {exception_text(exc)}", _isa_here(backend)))
+
+
+def _isa_here(backend: Backend) -> str:
+    """isa(), asked in the worker; the default where it raises or answers no str."""
+    with contextlib.suppress(Exception):
+        isa = backend.isa()
+        if isinstance(isa, str):
+            return isa
+    return machine.host_tier()
+
+
+def _where(exc: Exception) -> str:
+    """The exception, and the place it was raised."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return exception_text(exc)
+    last = frames[-1]
+    return f"{exception_text(exc)} (raised in {last.name}, {os.path.basename(last.filename)}:{last.lineno})"
 
 
 def _signal_name(exitcode: int | None) -> str:
@@ -142,6 +297,13 @@ class Worker:
     busy: bool = False  # a request is in flight
     # Why the worker could not start: it is not tried again (one failed start, not one per graph).
     start_failure: str = ""
+    # What the backend answered in its worker (Executors hands a new worker its first one's):
+    # the isa of the results made here, for a graph whose worker died.
+    answered: Probe | None = None
+
+    @property
+    def isa(self) -> str:
+        return isa_of(self.answered)
 
     def probe(self) -> Probe:
         """availability() and describe(), run in the worker under the time limit: a backend
@@ -162,6 +324,7 @@ class Worker:
             self.start_failure = f"the worker died in availability() ({_signal_name(self._process.exitcode)})"
             self._discard()
             return Probe(Availability(False, self.start_failure), {})
+        self.answered = probe
         return probe
 
     def execute(self, case: Case, variant: Variant) -> Result:
@@ -171,7 +334,7 @@ class Worker:
         try:
             connection = self._started()
         except RuntimeError as exc:
-            return crash_result(case, self.backend, variant, str(exc))
+            return crash_result(case, self.backend.name, variant, str(exc), self.isa)
         self.begin(case, variant)
         if not connection.poll(self.request_timeout(case)):
             return self.timed_out(case, variant)
@@ -215,28 +378,40 @@ class Worker:
             self._process.join(5)
             how = _signal_name(self._process.exitcode)
             self._discard()
-            return crash_result(case, self.backend, variant, f"the worker process died ({how})")
+            return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa)
 
     def timed_out(self, case: Case, variant: Variant) -> Result:
         """The request in flight got no answer in time: the worker is killed."""
         self.stop(graceful=False)  # a hung worker cannot answer a stop request
         timeout = self.request_timeout(case)
-        return crash_result(case, self.backend, variant, f"no answer in {timeout:g} s; the worker was killed")
+        return crash_result(case, self.backend.name, variant, f"no answer in {timeout:g} s; the worker was killed",
+                            self.isa)
 
     def unavailable(self, case: Case, variant: Variant) -> Result:
-        return _result(case, self.backend, variant, "skip",
-                       f"{self.backend.name} is not available: {self.start_failure}")
+        return _result(case, self.backend.name, variant, "skip",
+                       f"{self.backend.name} is not available: {self.start_failure}", self.isa)
 
     def spawn(self) -> None:
         """Start the worker process without waiting for it (so several start at once). From
         the main thread only: a worker dies with the thread that started it."""
         if self._process is None and not self.start_failure:
+            launch = _launch_of(self.backend)  # the one call of the backend's code in this process
+            if isinstance(launch, str):
+                self.start_failure = launch
+                return
             parent, child = _CONTEXT.Pipe()
             self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse),
                                              daemon=True)
-            with _launching(self.backend.worker_launch()):
-                self._process.start()
-            child.close()
+            try:
+                with _launching(launch):
+                    self._process.start()  # pickles the backend, here
+            except Exception as exc:
+                parent.close()
+                self._process = None
+                self.start_failure = f"its worker could not be started: {exception_text(exc)}"
+                return
+            finally:
+                child.close()
             self._pending = parent
 
     def _started(self) -> Connection:
@@ -264,8 +439,9 @@ class Worker:
         assert parent is not None
         failure = ""
         try:
-            if parent.recv() != "ready":
-                failure = "its worker sent no ready signal"
+            answer = parent.recv()
+            if answer != "ready":
+                failure = answer if isinstance(answer, str) else "its worker sent no ready signal"
         except (EOFError, OSError):
             self._process.join(5)
             failure = f"its worker died while starting ({_signal_name(self._process.exitcode)})"
@@ -307,14 +483,15 @@ class Worker:
         self.busy = False
 
 
-def crash_result(case: Case, backend: Backend, variant: Variant, message: str) -> Result:
-    """The `crash` result of a graph whose worker died, hung or did not start."""
-    return _result(case, backend, variant, "crash", message)
+def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str) -> Result:
+    """The `crash` result of a graph whose worker died, hung or did not start (`backend`:
+    its name; `isa`: as its worker answered, isa_of)."""
+    return _result(case, backend, variant, "crash", message, isa)
 
 
-def _result(case: Case, backend: Backend, variant: Variant, verdict: Verdict, message: str) -> Result:
+def _result(case: Case, backend: str, variant: Variant, verdict: Verdict, message: str, isa: str) -> Result:
     return Result(
-        case.id, backend.name, variant.graph, variant.k_label, verdict,
+        case.id, backend, variant.graph, variant.k_label, verdict,
         message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
-        case_file=str(case.file), isa=backend.isa(),
+        case_file=str(case.file), isa=isa,
     )
