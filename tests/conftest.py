@@ -1,4 +1,27 @@
 """Shared pytest configuration for the suite's own tests."""
 
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import metadata
+
+import pytest
+from plugin_entries import PluginEntry
+
+from backends import registry
+
 # pytester drives the suite's pytest plugin in a child pytest (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[PluginEntry]]:
+    """The plugins the registry finds: this list, which the test fills."""
+    entries: list[PluginEntry] = []
+
+    def fake(group: str) -> list[PluginEntry]:
+        assert group == registry.ENTRY_POINT_GROUP
+        return entries
+
+    monkeypatch.setattr(metadata, "entry_points", fake)
+    yield entries

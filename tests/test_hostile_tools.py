@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import DOCUMENTED, REPO, run_cli
 
 from conformance import cli
 from conformance.results.output import LOCK_NAME, STREAM_NAME, FolderInUse, OutputFolder
-from tests.harness import DOCUMENTED, REPO, run_cli
 
 CASE = "dml-top-k1-example-1"
 RESULT = {"case": "c", "backend": "ort-cpu", "graph": "onnx-opset11", "k_source": "input", "verdict": "pass",

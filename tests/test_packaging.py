@@ -19,15 +19,15 @@ import sys
 import tarfile
 import time
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from harness import CASES, REPO
+from plugin_entries import PluginDist, PluginEntry
 
 from backends import registry
 from backends.base import INTERFACE_VERSION, Availability, Backend, Execution, Graph
@@ -334,42 +334,13 @@ def _bare(name: str, **attributes: Any) -> type[Backend]:
     return type(name.title().replace("-", ""), (Backend,), body)
 
 
-@dataclass
-class _Dist:
-    name: str = "vendor-plugin"
-    version: str = "1.2.3"
-
-
-@dataclass
-class _Entry:
-    name: str
-    made: Callable[[], Any]
-    value: str = "vendor_plugin:backends"
-    dist: _Dist | None = None
-
-    def load(self) -> Callable[[], Any]:
-        return self.made
-
-
-@pytest.fixture
-def entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[_Entry]]:
-    entries: list[_Entry] = []
-
-    def fake(group: str) -> list[_Entry]:
-        assert group == registry.ENTRY_POINT_GROUP
-        return entries
-
-    monkeypatch.setattr(metadata, "entry_points", fake)
-    yield entries
-
-
 def _status(name: str) -> Availability:
     (backend,) = registry.by_name([name])
     return backend.availability()
 
 
-def test_a_plugin_declaring_this_version_joins(entry_points: list[_Entry]) -> None:
-    entry_points.append(_Entry("good", lambda: [_Plugin()], dist=_Dist()))
+def test_a_plugin_declaring_this_version_joins(entry_points: list[PluginEntry]) -> None:
+    entry_points.append(PluginEntry("good", lambda: [_Plugin()], dist=PluginDist()))
     assert _status("good-plugin").available
     assert isinstance(registry.by_name(["good-plugin"])[0], _Plugin)
 
@@ -387,10 +358,10 @@ def test_a_plugin_declaring_this_version_joins(entry_points: list[_Entry]) -> No
     ],
 )
 def test_a_plugin_for_another_version_is_unavailable_naming_both_versions(
-    entry_points: list[_Entry], declared: dict[str, Any], expected: str,
+    entry_points: list[PluginEntry], declared: dict[str, Any], expected: str,
 ) -> None:
     cls = _bare("vendor-topk", **declared)
-    entry_points.append(_Entry("vendor", lambda: [cls()], dist=_Dist()))
+    entry_points.append(PluginEntry("vendor", lambda: [cls()], dist=PluginDist()))
     status = _status("vendor-topk")
     assert not status.available
     assert status.reason.startswith(
@@ -400,12 +371,12 @@ def test_a_plugin_for_another_version_is_unavailable_naming_both_versions(
     assert expected in status.reason
 
 
-def test_a_plugin_that_fails_to_load_or_returns_no_backend_is_unavailable(entry_points: list[_Entry]) -> None:
+def test_a_plugin_that_fails_to_load_or_returns_no_backend_is_unavailable(entry_points: list[PluginEntry]) -> None:
     def broken() -> list[Backend]:
         raise ImportError("no module named vendor_runtime")
 
-    entry_points.append(_Entry("broken", broken))
-    entry_points.append(_Entry("odd", lambda: [object()]))
+    entry_points.append(PluginEntry("broken", broken))
+    entry_points.append(PluginEntry("odd", lambda: [object()]))
     assert _status("broken").reason == (
         "plugin 'broken' (vendor_plugin:backends) failed to load: ImportError: no module named vendor_runtime"
     )
@@ -413,10 +384,10 @@ def test_a_plugin_that_fails_to_load_or_returns_no_backend_is_unavailable(entry_
     assert _status("onnx-reference").available  # the suite's own backends are untouched
 
 
-def test_a_plugin_cannot_take_a_builtin_name_or_bad_kinds(entry_points: list[_Entry]) -> None:
+def test_a_plugin_cannot_take_a_builtin_name_or_bad_kinds(entry_points: list[PluginEntry]) -> None:
     clash = _bare("ort-cpu", interface_version=INTERFACE_VERSION)
     kinds = _bare("odd-kinds", interface_version=INTERFACE_VERSION, kinds=("tflite",))
-    entry_points.append(_Entry("clash", lambda: [clash(), kinds()]))
+    entry_points.append(PluginEntry("clash", lambda: [clash(), kinds()]))
     assert type(registry.by_name(["ort-cpu"])[0]).__name__ == "OrtCpu"
     assert "its backend name 'ort-cpu' is already taken" in _status("clash:ort-cpu").reason
     assert "has kinds ('tflite',)" in _status("odd-kinds").reason

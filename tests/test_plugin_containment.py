@@ -10,9 +10,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +24,7 @@ from fault_backends import (
     WrongAnswersBackend,
 )
 from harness import DOCUMENTED, documented
+from plugin_entries import PluginEntry
 
 from backends import registry
 from backends.base import Availability, Backend
@@ -158,38 +156,15 @@ def test_wrong_answers_from_run_are_errors_naming_what_came_and_the_worker_lives
 
 # --- the command line, with the plugin registered through its entry point ---------------------
 
-@dataclass
-class _Entry:
-    name: str
-    made: Callable[[], Any]
-    value: str = "vendor_plugin:backends"
-    dist: Any = None
-
-    def load(self) -> Callable[[], Any]:
-        return self.made
-
-
-@pytest.fixture
-def entry_points(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[_Entry]]:
-    entries: list[_Entry] = []
-
-    def fake(group: str) -> list[_Entry]:
-        assert group == registry.ENTRY_POINT_GROUP
-        return entries
-
-    monkeypatch.setattr(metadata, "entry_points", fake)
-    yield entries
-
-
 def run_cli(out: Path, *backends: str) -> int:
     named = [arg for name in backends for arg in ("--backend", name)]
     return cli.main(["run", *named, "--cases", str(CASE_FILE), "--case", TRIGGER_CASE, "--out", str(out)])
 
 
 def test_run_names_a_plugin_whose_runs_raises_as_unavailable(
-    entry_points: list[_Entry], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    entry_points: list[PluginEntry], tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
-    entry_points.append(_Entry("vendor", lambda: [MisbehavingBackend("runs", ValueError("boom"))]))
+    entry_points.append(PluginEntry("vendor", lambda: [MisbehavingBackend("runs", ValueError("boom"))]))
     assert run_cli(tmp_path / "out", "fault-runs", "onnx-reference") == 2
     err = capsys.readouterr().err
     assert "backend fault-runs is not available: runs() raised ValueError: boom" in err
@@ -197,12 +172,12 @@ def test_run_names_a_plugin_whose_runs_raises_as_unavailable(
 
 
 def test_a_description_json_cannot_hold_is_written_as_text(
-    entry_points: list[_Entry], tmp_path: Path,
+    entry_points: list[PluginEntry], tmp_path: Path,
 ) -> None:
     """describe() with an object and a NaN: the run finishes, results.json is strict JSON
     that the suite reads back, the values written as their str()."""
     info = {"device": "vendor npu", "handle": object(), "clock": math.nan, "cores": 8}
-    entry_points.append(_Entry("vendor", lambda: [MisbehavingBackend("describe", info)]))
+    entry_points.append(PluginEntry("vendor", lambda: [MisbehavingBackend("describe", info)]))
     out = tmp_path / "out"
     assert run_cli(out, "fault-describe", "onnx-reference") == 0
 
@@ -221,8 +196,8 @@ def test_a_description_json_cannot_hold_is_written_as_text(
 # --- names -------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["my runtime", "evil\x1b[2J", "trailing-", "a--b", "dotted.name", "x" * 65, "ünï"])
-def test_a_plugin_name_not_of_the_documented_form_is_unavailable(entry_points: list[_Entry], name: str) -> None:
-    entry_points.append(_Entry("vendor", lambda: [MisbehavingBackend("none", None, name=name)]))
+def test_a_plugin_name_not_of_the_documented_form_is_unavailable(entry_points: list[PluginEntry], name: str) -> None:
+    entry_points.append(PluginEntry("vendor", lambda: [MisbehavingBackend("none", None, name=name)]))
     (stand_in,) = [b for b in registry.all_backends() if isinstance(b, registry.UnusablePlugin)]
     assert stand_in.name == "vendor", "the stand-in takes the entry point's name"
     status = stand_in.availability()
@@ -233,12 +208,12 @@ def test_a_plugin_name_not_of_the_documented_form_is_unavailable(entry_points: l
     assert not any(ord(c) < 32 or 127 <= ord(c) < 160 for c in status.reason), "no control character raw"
 
 
-def test_a_stand_in_never_takes_a_bad_entry_point_name(entry_points: list[_Entry]) -> None:
+def test_a_stand_in_never_takes_a_bad_entry_point_name(entry_points: list[PluginEntry]) -> None:
     def broken() -> list[Backend]:
         raise ImportError("no module named vendor_runtime")
 
-    entry_points.append(_Entry("fine", lambda: [MisbehavingBackend("none", None, name="fine-topk")]))
-    entry_points.append(_Entry("bad\x1b]0;owned\x07", broken))
+    entry_points.append(PluginEntry("fine", lambda: [MisbehavingBackend("none", None, name="fine-topk")]))
+    entry_points.append(PluginEntry("bad\x1b]0;owned\x07", broken))
     names = [b.name for b in registry.all_backends()]
     assert "fine-topk" in names and "plugin-2" in names
     assert all(registry.valid_name(n) for n in names), names
@@ -252,8 +227,8 @@ def test_builtin_backend_names_are_of_the_documented_form() -> None:
     assert all(registry.valid_name(b.name) for b in registry.builtin_backends())
 
 
-def test_allow_unavailable_runs_the_others(entry_points: list[_Entry], tmp_path: Path) -> None:
-    entry_points.append(_Entry("vendor", lambda: [MisbehavingBackend("runs", ValueError("boom"))]))
+def test_allow_unavailable_runs_the_others(entry_points: list[PluginEntry], tmp_path: Path) -> None:
+    entry_points.append(PluginEntry("vendor", lambda: [MisbehavingBackend("runs", ValueError("boom"))]))
     out = tmp_path / "out"
     assert cli.main(["run", "--backend", "fault-runs", "--backend", "onnx-reference", "--allow-unavailable",
                      "--cases", str(CASE_FILE), "--case", TRIGGER_CASE, "--out", str(out)]) == 0
