@@ -240,5 +240,5 @@ def test_the_summary_prints_compile_and_execution_time_per_backend(tmp_path: Pat
 
 def test_jobs_must_be_positive(tmp_path: Path) -> None:
     completed = run_cli("run", "--cases", DOCUMENTED, "--backend", "ort-cpu", "--out", tmp_path, "--jobs", "0")
-    assert completed.returncode == 2 and "must be 1 or more" in completed.stderr
+    assert completed.returncode == 2 and "must be 1 to 256, not 0" in completed.stderr
 
