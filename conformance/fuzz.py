@@ -151,6 +151,7 @@ class Session:
         self.stopped = ""  # why the search stopped before its budget was spent, if it did
         self.stop: Interrupted | WriteError | None = None
         self.summary_error = ""  # why fuzz.json could not be written
+        self.interrupted: Callable[[], bool] = lambda: False  # a signal came: run nothing more
 
     # --- running one input ------------------------------------------------------------
 
@@ -190,6 +191,8 @@ class Session:
             raise NewDiscrepancy(self.target)
 
     def _shows_target(self, example: FuzzInput) -> bool:
+        if self.interrupted():
+            return False
         now = time.monotonic()
         if self.target is None:
             if now > self.soft_deadline:
@@ -399,8 +402,8 @@ def _search(session: Session, search: int, database: Any) -> FuzzInput | None:
         assert session.target_example is not None
         return session.target_example
     except Exception as exc:  # hypothesis gave up (flaky, unsatisfiable): keep what it shrank to
-        if session.target_example is None:
-            raise
+        if session.target_example is None or session.interrupted():
+            raise  # a signal hypothesis turned into its own error: the caller says it was the signal
         print(f"fuzz: hypothesis stopped: {type(exc).__name__}: {exc}", file=sys.stderr)
         return session.target_example
     return None
@@ -421,10 +424,21 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
     session.on_change = lambda: on_change(session)
     search = 0
     try:
-        with interruptible():
+        # Recorded, not raised: the session runs nothing more once a signal came, hypothesis
+        # ends its search, and the loop stops here (an exception raised into hypothesis while
+        # it draws data is reported as a flaky strategy, or lost in a callback).
+        with interruptible(at_once=False) as received:
+            session.interrupted = lambda: received.signum is not None
             while time.monotonic() < session.soft_deadline:
                 search += 1
-                minimal = _search(session, search, database)
+                try:
+                    minimal = _search(session, search, database)
+                except Exception:
+                    if received.signum is None:
+                        raise
+                    minimal = None  # hypothesis's own error at the input that ran nothing
+                if received.signum is not None:
+                    raise Interrupted(received.signum)
                 if minimal is None:
                     continue
                 finding = session.settle(minimal, search)

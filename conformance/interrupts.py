@@ -18,18 +18,29 @@ class Interrupted(BaseException):
         self.name = signal.Signals(signum).name
 
 
+class Received:
+    """The signal received, if any: for code under a library that may swallow the
+    exception (hypothesis, raised into while it draws data, reports a flaky strategy)."""
+
+    signum: int | None = None
+
+
 @contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    raised: list[int] = []
+def interruptible(at_once: bool = True) -> Iterator[Received]:
+    """SIGINT and SIGTERM raise Interrupted (`at_once`), or are only recorded in what this
+    yields, for code that checks it where it is safe to stop (a handler that raises can
+    land anywhere: in a library's garbage-collection callback, which prints it and goes on)."""
+    received = Received()
 
     def stop(signum: int, frame: object) -> None:
-        if not raised:  # once: a second signal must not cut the workers' clean-up short
-            raised.append(signum)
-            raise Interrupted(signum)
+        if received.signum is None:  # once: a second signal must not cut the workers' clean-up short
+            received.signum = signum
+            if at_once:
+                raise Interrupted(signum)
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield received
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)

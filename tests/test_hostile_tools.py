@@ -330,7 +330,8 @@ def test_a_second_run_or_fuzz_on_one_out_is_refused_and_leaves_it_alone(tmp_path
     assert not (out / "fuzz.json").exists()
 
 
-def test_fuzz_on_sigint_writes_its_summary_and_exits_130_without_a_traceback(tmp_path: Path) -> None:
+@pytest.mark.parametrize("delay", [0.5, 2.0])
+def test_fuzz_on_sigint_writes_its_summary_and_exits_130_without_a_traceback(tmp_path: Path, delay: float) -> None:
     out = tmp_path / "fuzz"
     process = subprocess.Popen(
         [sys.executable, "-m", "conformance", "fuzz", "--backend", "onnx-reference", "--budget", "120",
@@ -343,11 +344,11 @@ def test_fuzz_on_sigint_writes_its_summary_and_exits_130_without_a_traceback(tmp
         line = process.stdout.readline()
         assert line, f"fuzz ended before it searched: {shown}"
         shown += line
-    time.sleep(2)
+    time.sleep(delay)  # a signal raised into hypothesis while it draws was a "flaky strategy"
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stderr
-    assert "Traceback" not in stderr and "fuzz stopped by SIGINT" in stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr and "fuzz stopped by SIGINT" in stderr
     summary = json.loads((out / "fuzz.json").read_text())
     assert summary["stopped"] == "stopped by SIGINT" and summary["examples"] >= 0
 
