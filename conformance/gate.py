@@ -24,7 +24,7 @@ import yaml
 from conformance.atomic_files import atomic_write_text
 from conformance.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
 from conformance.results.records import Result
-from conformance.safe_yaml import Limits, Parsed, Refused, parse, yaml_message
+from conformance.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
 from conformance.tool_input import InputError, check, limit, limit_note, read_text
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
@@ -190,9 +190,9 @@ def read_baseline(path: Path) -> Baseline:
     if not isinstance(document, dict):
         raise BaselineError(f"{path}: a baseline is a mapping with 'backends' and 'results', not "
                             f"{type(document).__name__ if document is not None else 'an empty file'}")
-    if parsed.repeated:
-        where, message = _repeated(document, parsed)
-        raise BaselineError(f"{path}: {where}: {message}")
+    problem = find_problem(document, "", parsed)  # a key given twice
+    if problem is not None:
+        raise BaselineError(f"{path}: {problem[0]}: {problem[1]}")
     try:
         check(path, document, "baseline.schema.json")
     except InputError as exc:
@@ -215,19 +215,6 @@ def read_baseline(path: Path) -> Baseline:
     _check_scopes_apart(path, baseline)
     return baseline
 
-
-def _repeated(document: dict[str, Any], parsed: Parsed) -> tuple[str, str]:
-    """Where a key is given twice (the top level, or an entry), and the message."""
-    if id(document) in parsed.repeated:
-        key, message = parsed.repeated[id(document)][1][0]
-        return str(key), message
-    for position, raw in enumerate(document.get("results") or []):
-        if id(raw) in parsed.repeated:
-            key, message = parsed.repeated[id(raw)][1][0]
-            return f"results[{position}].{key}", message
-    _, pairs = next(iter(parsed.repeated.values()))  # in notes or recorded_with
-    key, message = pairs[0]
-    return str(key), message
 
 
 def _scope(path: Path, where: str, value: object) -> str:

@@ -52,19 +52,11 @@ class Limits:
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> Limits:
-        environ = os.environ if environ is None else environ
         values: dict[str, int] = {}
         for name, variable in LIMIT_VARIABLES.items():
-            text = environ.get(variable)
-            if text is None or not text.strip():
-                continue
-            try:
-                value = int(text.strip())
-            except ValueError:
-                value = 0
-            if value < 1:
-                raise LimitsError(f"{variable}={text!r} is not a whole number of at least 1")
-            values[name] = value
+            value = limit_from_environment(variable, environ)
+            if value is not None:
+                values[name] = value
         return cls(**values)
 
     def note(self, name: str) -> str:
@@ -87,6 +79,21 @@ LIMIT_VARIABLES: dict[str, str] = {
 
 class LimitsError(ValueError):
     """An environment variable of LIMIT_VARIABLES that is not a whole number >= 1."""
+
+
+def limit_from_environment(variable: str, environ: Mapping[str, str] | None = None) -> int | None:
+    """A limit's environment variable: None where unset or blank; LimitsError where it is
+    not a whole number of at least 1 (never a silent default)."""
+    text = (os.environ if environ is None else environ).get(variable)
+    if text is None or not text.strip():
+        return None
+    try:
+        value = int(text.strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise LimitsError(f"{variable}={text!r} is not a whole number of at least 1")
+    return value
 
 
 def clip(text: str, most: int) -> str:
@@ -474,22 +481,54 @@ def read_yaml(text: str, loader: type | None = None, limits: Limits | None = Non
     return parse(text, loader, limits).document
 
 
-def read_text(path: Path, limits: Limits) -> str:
-    """The file's text, refusing what is not a regular file (a FIFO would block, a device
-    never end) or is larger than limits.file_bytes, before reading it."""
+def read_bytes(path: Path, most: int, note: str) -> bytes:
+    """The file's bytes, refusing what is not a regular file (a FIFO would block, a device
+    never end) or is larger than `most` (`note`: how the limit is named and raised), before
+    reading it. OSError where it cannot be read."""
     info = path.stat()
     if stat.S_ISDIR(info.st_mode):
         raise FileRefused("cannot read: it is a folder")
     if not stat.S_ISREG(info.st_mode):
         raise FileRefused("cannot read: not a regular file")
-    most = limits.file_bytes
     if info.st_size > most:
-        raise FileRefused(f"the file is {info.st_size} bytes, more than {most}; {limits.note('file_bytes')}")
+        raise FileRefused(f"the file is {info.st_size} bytes, more than {most}; {note}")
     with path.open("rb") as stream:
         data = stream.read(most + 1)
     if len(data) > most:
-        raise FileRefused(f"the file is more than {most} bytes; {limits.note('file_bytes')}")
-    return data.decode("utf-8")
+        raise FileRefused(f"the file is more than {most} bytes; {note}")
+    return data
+
+
+def read_text(path: Path, limits: Limits) -> str:
+    """A case file's text (read_bytes within limits.file_bytes), UTF-8."""
+    return read_bytes(path, limits.file_bytes, limits.note("file_bytes")).decode("utf-8")
+
+
+def join_field(parent: str, child: str) -> str:
+    return f"{parent}.{child}" if parent else child
+
+
+def find_problem(value: Any, where: str, parsed: Parsed) -> tuple[str, str] | None:
+    """The first repeated key or refused node in `value`, as (field, message)."""
+    if type(value) is Problem:
+        return where, value.message
+    if isinstance(value, dict):
+        repeated = parsed.repeated.get(id(value))
+        if repeated is not None:
+            key, message = repeated[1][0]
+            return join_field(where, str(key)), message
+        for key, item in value.items():
+            found = find_problem(item, join_field(where, str(key)), parsed)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            if type(item) in (int, float, str):
+                continue
+            found = find_problem(item, f"{where}[{index}]", parsed)
+            if found is not None:
+                return found
+    return None
 
 
 def yaml_message(exc: Exception) -> str:

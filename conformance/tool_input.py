@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
@@ -18,7 +16,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from conformance.safe_yaml import clip
+from conformance import safe_yaml
+from conformance.safe_yaml import LimitsError, clip, limit_from_environment
 
 # name -> (environment variable, default)
 TOOL_LIMITS: dict[str, tuple[str, int]] = {
@@ -42,16 +41,11 @@ class InputError(ValueError):
 def limit(name: str) -> int:
     """A limit of TOOL_LIMITS, from its environment variable where set."""
     variable, default = TOOL_LIMITS[name]
-    text = os.environ.get(variable, "").strip()
-    if not text:
-        return default
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise InputError(variable, "", f"{text!r} is not a whole number of at least 1")
-    return value
+        value = limit_from_environment(variable)
+    except LimitsError as exc:
+        raise InputError(variable, "", str(exc)) from None
+    return default if value is None else value
 
 
 def limit_note(name: str) -> str:
@@ -63,24 +57,11 @@ def read_bytes(path: Path, limit_name: str) -> bytes:
     """The file's bytes: a regular file (a FIFO would block, a device never end), no larger
     than its limit, checked before reading it."""
     try:
-        info = path.stat()
+        return safe_yaml.read_bytes(path, limit(limit_name), limit_note(limit_name))
+    except safe_yaml.FileRefused as exc:
+        raise InputError(path, "", str(exc)) from None
     except OSError as exc:
         raise InputError(path, "", f"cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError(path, "", "cannot read: it is a folder")
-    if not stat.S_ISREG(info.st_mode):
-        raise InputError(path, "", "cannot read: not a regular file")
-    most = limit(limit_name)
-    if info.st_size > most:
-        raise InputError(path, "", f"the file is {info.st_size} bytes, more than {most}; {limit_note(limit_name)}")
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(most + 1)
-    except OSError as exc:
-        raise InputError(path, "", f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > most:
-        raise InputError(path, "", f"the file is more than {most} bytes; {limit_note(limit_name)}")
-    return data
 
 
 def read_text(path: Path, limit_name: str) -> str:
@@ -106,13 +87,15 @@ def parse_json(path: Path, text: str, where: str = "") -> Any:
         raise InputError(path, where, f"not JSON: {clip(' '.join(str(exc).split()), MESSAGE_CHARS)}") from None
 
 
-def _integer(checker: Any, instance: Any) -> bool:
+def strict_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 2.0 (and true) as an integer; YAML's 2.0 is a float, which would
+    # crash as a shape, axis or K. Only true ints are integers here.
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
 def _number(checker: Any, instance: Any) -> bool:
     # NaN and infinities pass JSON Schema's "number" (and "minimum": NaN < 0 is false).
-    return _integer(checker, instance) or (isinstance(instance, float) and math.isfinite(instance))
+    return strict_integer(checker, instance) or (isinstance(instance, float) and math.isfinite(instance))
 
 
 @cache
@@ -121,7 +104,7 @@ def validator(schema_name: str) -> jsonschema.protocols.Validator:
     true), numbers finite."""
     text = resources.files("conformance").joinpath(f"schemas/{schema_name}").read_text(encoding="utf-8")
     base = jsonschema.Draft202012Validator
-    checker = base.TYPE_CHECKER.redefine_many({"integer": _integer, "number": _number})
+    checker = base.TYPE_CHECKER.redefine_many({"integer": strict_integer, "number": _number})
     strict = jsonschema.validators.extend(base, type_checker=checker)  # type: ignore[no-untyped-call]
     made: jsonschema.protocols.Validator = strict(json.loads(text))
     return made

@@ -40,10 +40,13 @@ from conformance.safe_yaml import (
     Problem,
     Refused,
     clip,
+    find_problem,
+    join_field,
     parse,
     read_text,
     yaml_message,
 )
+from conformance.tool_input import field_path, strict_integer
 
 
 @dataclass(frozen=True)
@@ -95,18 +98,13 @@ def case_schema() -> dict[str, Any]:
     return schema
 
 
-def _strict_integer(checker: Any, instance: Any) -> bool:
-    # JSON Schema counts 2.0 as an integer; YAML's 2.0 is a float, which would crash as a
-    # shape, axis or K. Only true ints are integers here.
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
 
 @cache
 def _case_validator() -> jsonschema.protocols.Validator:
     schema = case_schema()
     base = jsonschema.Draft202012Validator
     strict = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-        base, type_checker=base.TYPE_CHECKER.redefine("integer", _strict_integer)
+        base, type_checker=base.TYPE_CHECKER.redefine("integer", strict_integer)
     )
     validator: jsonschema.protocols.Validator = strict(
         {"$ref": "#/$defs/case", "$defs": schema["$defs"]}
@@ -238,28 +236,6 @@ def _kind(value: Any) -> str:
     return names.get(type(value), "number" if isinstance(value, int) else type(value).__name__)
 
 
-def _find_problem(value: Any, where: str, parsed: Parsed) -> tuple[str, str] | None:
-    """The first repeated key or refused node in `value`, as (field, message)."""
-    if type(value) is Problem:
-        return where, value.message
-    if isinstance(value, dict):
-        repeated = parsed.repeated.get(id(value))
-        if repeated is not None:
-            key, message = repeated[1][0]
-            return _join(where, str(key)), message
-        for key, item in value.items():
-            found = _find_problem(item, _join(where, str(key)), parsed)
-            if found is not None:
-                return found
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            if type(item) in (int, float, str):
-                continue
-            found = _find_problem(item, f"{where}[{index}]", parsed)
-            if found is not None:
-                return found
-    return None
-
 
 def _shown(path: Path) -> str:
     try:
@@ -270,7 +246,7 @@ def _shown(path: Path) -> str:
 
 def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
     if parsed.suspect:
-        found = _find_problem(raw, "", parsed)
+        found = find_problem(raw, "", parsed)
         if found is not None:
             raise _Bad(*found)
     if not isinstance(raw, dict):
@@ -358,14 +334,14 @@ def _check_schema(raw: Any) -> None:
     error = jsonschema.exceptions.best_match(_case_validator().iter_errors(_schema_view(raw)))
     if error is None:
         return
-    where = _field_path(error.absolute_path)
+    where = field_path(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         unknown = sorted(str(key) for key in error.instance if key not in known)
-        raise _Bad(_join(where, unknown[0]), "unknown field")
+        raise _Bad(join_field(where, unknown[0]), "unknown field")
     if error.validator == "required":
         missing = str(error.message).split("'")[1]
-        raise _Bad(_join(where, missing), "required field is missing")
+        raise _Bad(join_field(where, missing), "required field is missing")
     if error.validator == "oneOf" and where == "input":
         raise _Bad("input", "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
@@ -375,16 +351,6 @@ def _check_schema(raw: Any) -> None:
                    f"{'K' if where == 'k' else 'the axis'} is an int64 in every graph")
     raise _Bad(where or "case", error.message)
 
-
-def _field_path(parts: Iterable[Any]) -> str:
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _join(parent: str, child: str) -> str:
-    return f"{parent}.{child}" if parent else child
 
 
 def _tensor(data: Any, shape: tuple[int, ...], dtype: np.dtype[Any], where: str) -> np.ndarray[Any, Any]:

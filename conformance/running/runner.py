@@ -27,6 +27,7 @@ from conformance.judging.judge import Judgement, Outcome, Outputs, Raised, judge
 from conformance.judging.profiles import Profile
 from conformance.judging.sequences import as_rows, sequence_position
 from conformance.results.records import Result
+from conformance.text import exception_text, short_repr
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
@@ -135,7 +136,7 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
             return Result(**base, verdict="error", message=f"the backend's cannot_run() raised {exception_text(exc)}")
         if reason is not None and not isinstance(reason, str):
             return Result(**base, verdict="error",
-                          message=f"the backend's cannot_run() returned {shown(reason)}, not a str or None")
+                          message=f"the backend's cannot_run() returned {short_repr(reason)}, not a str or None")
     if reason:
         return Result(**base, verdict="skip", message=reason)
     profile = variant.profile(case)
@@ -189,35 +190,18 @@ def wrong_execution(execution: object) -> str:
     """What is wrong with what a backend's run() returned ("" if nothing): an Execution
     of two numpy arrays and str placement and wrapping."""
     if not isinstance(execution, Execution):
-        return f"{shown(execution)}, not an Execution"
+        return f"{short_repr(execution)}, not an Execution"
     for name in ("values", "indices"):
         array = getattr(execution, name)
         if not isinstance(array, np.ndarray):
-            return f"{name} {shown(array)}, not a numpy array"
+            return f"{name} {short_repr(array)}, not a numpy array"
     for name in ("placement", "wrapping"):
         text = getattr(execution, name)
         if not isinstance(text, str):
-            return f"{name} {shown(text)}, not a str"
+            return f"{name} {short_repr(text)}, not a str"
     return ""
 
 
-def shown(value: object, limit: int = 80) -> str:
-    """A backend's answer in a message: its repr, cut to `limit` characters (never raises)."""
-    try:
-        text = repr(value)
-    except Exception:
-        text = f"<a {type(value).__name__} whose repr() raised>"
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
-def exception_text(exc: BaseException, limit: int = 500) -> str:
-    """`Type: message` on one line, cut to `limit` characters (never raises)."""
-    try:
-        message = " ".join(str(exc).split())
-    except Exception:
-        message = "<its str() raised>"
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 @dataclass

@@ -30,7 +30,8 @@ from conformance.graphs.variants import Variant
 from conformance.judging.judge import Verdict
 from conformance.results.records import Result
 from conformance.running.processes import die_with_parent
-from conformance.running.runner import GraphCache, all_variants, exception_text, execute, shown
+from conformance.running.runner import GraphCache, all_variants, execute
+from conformance.text import exception_text, short_repr
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -90,14 +91,14 @@ def probe_here(backend: Backend) -> Probe:
         status = _asked("availability()", backend.availability)
         if not (isinstance(status, Availability) and isinstance(status.available, bool)
                 and isinstance(status.reason, str)):
-            raise _Unusable(f"availability() returned {shown(status)}, not an Availability(bool, str)")
+            raise _Unusable(f"availability() returned {short_repr(status)}, not an Availability(bool, str)")
         status = Availability(bool(status.available), str(status.reason))  # not a subclass of its own
     except _Unusable as exc:
         return Probe(Availability(False, str(exc)), {})
     try:
         isa = _asked("isa()", backend.isa)
         if not isinstance(isa, str) or len(isa) > ISA_LIMIT:
-            raise _Unusable(f"isa() returned {shown(isa)}, not a str of at most {ISA_LIMIT} characters")
+            raise _Unusable(f"isa() returned {short_repr(isa)}, not a str of at most {ISA_LIMIT} characters")
         takes = _takes(backend)
     except _Unusable as exc:
         # Unavailable already: its own reason stands, and the defaults stand for the answers.
@@ -117,7 +118,7 @@ def _takes(backend: Backend) -> tuple[str, ...]:
     for variant in all_variants():
         answer = _asked("runs()", lambda: backend.runs(variant))  # noqa: B023 (called at once)
         if not isinstance(answer, bool):
-            raise _Unusable(f"runs() returned {shown(answer)} for {variant.label}, not a bool")
+            raise _Unusable(f"runs() returned {short_repr(answer)} for {variant.label}, not a bool")
         if answer:
             takes.append(variant.label)
     return tuple(takes)
@@ -127,10 +128,10 @@ def _description(backend: Backend) -> dict[str, Any]:
     """describe(), a dict with str keys; a value JSON cannot hold (an object, NaN) as its str()."""
     info = _asked("describe()", backend.describe)
     if not isinstance(info, dict):
-        raise _Unusable(f"describe() returned {shown(info)}, not a dict")
+        raise _Unusable(f"describe() returned {short_repr(info)}, not a dict")
     for key in info:
         if not isinstance(key, str):
-            raise _Unusable(f"describe() returned a dict with the key {shown(key)}, not a str")
+            raise _Unusable(f"describe() returned a dict with the key {short_repr(key)}, not a str")
     return {key: value if _json_value(value) else _text(value) for key, value in info.items()}
 
 
@@ -146,7 +147,7 @@ def _text(value: object) -> str:
     try:
         return str(value)
     except Exception:
-        return shown(value)
+        return short_repr(value)
 
 
 @contextlib.contextmanager
@@ -202,7 +203,7 @@ def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
     if not (isinstance(launch, WorkerLaunch) and isinstance(launch.env, dict)
             and all(isinstance(k, str) and isinstance(v, str) for k, v in launch.env.items())
             and isinstance(launch.emulator, tuple) and all(isinstance(part, str) for part in launch.emulator)):
-        return f"worker_launch() returned {shown(launch)}, not None or a WorkerLaunch(dict of str, tuple of str)"
+        return f"worker_launch() returned {short_repr(launch)}, not None or a WorkerLaunch(dict of str, tuple of str)"
     return launch
 
 
