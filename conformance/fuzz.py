@@ -148,7 +148,6 @@ class Session:
         self.shrink_until = 0.0  # hypothesis's shrinking runs new inputs until then
         self.first_example: FuzzInput | None = None  # the first input hypothesis asked about
         self.search_seed = seed
-        self.stopped = ""  # why the search stopped before its budget was spent, if it did
         self.stop: Interrupted | WriteError | None = None
         self.summary_error = ""  # why fuzz.json could not be written
         self.interrupted: Callable[[], bool] = lambda: False  # a signal came: run nothing more
@@ -446,7 +445,6 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
                 verify(finding, execute)
     except (Interrupted, WriteError) as stop:
         session.stop = stop
-        session.stopped = f"stopped by {stop.name}" if isinstance(stop, Interrupted) else str(stop)
     try:
         write_summary(session, out)
     except WriteError as exc:
@@ -636,6 +634,13 @@ def findings(session: Session) -> list[Finding]:
     return list(unique.values())
 
 
+def _stopped(stop: Interrupted | WriteError | None) -> str:
+    """Why the search stopped before its budget was spent ("" where it did not)."""
+    if stop is None:
+        return ""
+    return f"stopped by {stop.name}" if isinstance(stop, Interrupted) else str(stop)
+
+
 def write_summary(session: Session, out: Path) -> Path:
     def signature_dict(signature: Signature) -> dict[str, str]:
         return dict(zip(("backend", "graph", "rule", "dtype"), signature, strict=True))
@@ -644,7 +649,7 @@ def write_summary(session: Session, out: Path) -> Path:
         "backend": session.backend.name, "seed": session.seed, "examples": session.status.examples,
         "calls": session.status.calls, "searches": session.status.search,
         "seconds": round(time.monotonic() - session.started, 1),
-        "stopped": session.stopped,
+        "stopped": _stopped(session.stop),
         "signatures": [
             signature_dict(signature) | {"case": case_id(finding), "shrunk_for_it": signature == finding.signature}
             for signature, finding in session.found.items()
