@@ -56,6 +56,28 @@ def _abort() -> None:
     os.abort()
 
 
+class EmulatedAbortingBackend(AbortingBackend):
+    """Dies on the trigger in a worker started under an "emulator" (`env`, which runs the
+    interpreter as it is): as a backend held to an instruction-set tier under QEMU does. With
+    `once_marker`, it dies only the first time (the file records it), as QEMU's own crashes do."""
+
+    name = "fault-abort-emulated"
+
+    def __init__(self, once_marker: str = "") -> None:
+        self.once_marker = once_marker
+
+    def worker_launch(self) -> WorkerLaunch | None:
+        return WorkerLaunch({}, ("env",))
+
+    def run(self, graph: Graph) -> Execution:
+        if _triggered(graph) and self.once_marker:
+            if os.path.exists(self.once_marker):
+                return _PidTagged.run(self, graph)
+            with open(self.once_marker, "w", encoding="utf-8"):
+                pass
+        return super().run(graph)
+
+
 class HangingBackend(_PidTagged):
     name = "fault-hang"
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from fault_backends import (
     TRIGGER_CASE,
     TRIGGER_LABEL,
     AbortingBackend,
+    EmulatedAbortingBackend,
     HangingBackend,
     HangingStartBackend,
     RaisingBackend,
@@ -65,6 +67,25 @@ def test_abort_is_a_crash_naming_the_signal_and_the_run_goes_on() -> None:
     crashed = check_crash_then_recovery(backend, results, seen)
     assert "SIGABRT" in crashed.message and "died" in crashed.message, crashed.message
     assert crashed.profile == "ONNX sorted=1"
+
+
+def test_a_death_under_an_emulator_that_does_not_repeat_is_asked_again(tmp_path: Path) -> None:
+    """QEMU's user-mode emulator crashes now and then by itself: a graph whose emulated worker
+    died once is asked again of a fresh worker, and its answer is recorded, saying so."""
+    backend = EmulatedAbortingBackend(once_marker=str(tmp_path / "died"))
+    results, seen = run(backend, timeout=60)
+    assert seen == results and Counter(r.verdict for r in results) == {"pass": len(results)}
+    before, retried, after = split_at_trigger(results)
+    assert "its emulated worker (env) died before this answer (killed by SIGABRT)" in retried.message
+    assert not any(r.message for r in before + after)
+    assert len({r.placement for r in before}) == 1 and retried.placement not in {r.placement for r in before}
+
+
+def test_a_death_under_an_emulator_that_repeats_is_a_crash() -> None:
+    backend = EmulatedAbortingBackend()
+    results, seen = run(backend, timeout=60)
+    crashed = check_crash_then_recovery(backend, results, seen)
+    assert "SIGABRT" in crashed.message and "died before this answer (killed by SIGABRT)" in crashed.message
 
 
 def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
 from backends.base import Backend
@@ -157,6 +157,7 @@ class _Unit:
     backend: Backend
     variants: list[Variant]
     next: int = 0  # the variant running (or to run) now
+    lost: list[str] = field(default_factory=list)  # emulated workers that died on it (how)
 
     @property
     def variant(self) -> Variant:
@@ -177,6 +178,10 @@ class _Lane:
         pipe = self.worker.starting() if self.starting else self.worker.connection()
         assert pipe is not None
         return pipe
+
+
+# How often a graph whose emulated worker died is asked again in a fresh one.
+EMULATOR_RETRIES = 1
 
 
 class _Parallel:
@@ -258,8 +263,20 @@ class _Parallel:
         self._finished(lane, crash_result(unit.case, unit.backend.name, unit.variant, failure, lane.worker.isa))
 
     def _finished(self, lane: _Lane, result: Result) -> None:
+        unit, worker = lane.unit, lane.worker
+        if worker.died and worker.emulated and len(unit.lost) < EMULATOR_RETRIES:
+            # QEMU's user-mode emulator itself crashes now and then under OpenVINO's threads
+            # (a different graph each run, none twice): the graph is asked again of a fresh
+            # worker, and a death that repeats is the runtime's crash.
+            unit.lost.append(worker.died)
+            self._advance(lane)
+            return
+        if unit.lost:
+            lost = f"its emulated worker ({worker.emulated}) died before this answer ({', '.join(unit.lost)})"
+            result = replace(result, message=f"{result.message}; {lost}" if result.message else lost)
+            unit.lost = []
         self.emit(result)
-        lane.unit.next += 1
+        unit.next += 1
         self._advance(lane)
 
 

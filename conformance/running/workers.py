@@ -301,6 +301,8 @@ class Worker:
     # What the backend answered in its worker (Executors hands a new worker its first one's):
     # the isa of the results made here, for a graph whose worker died.
     answered: Probe | None = None
+    emulated: str = ""  # the emulator its process runs under ("" where none)
+    died: str = ""  # how the process of the last request died ("": it answered, or hung)
 
     @property
     def isa(self) -> str:
@@ -362,6 +364,7 @@ class Worker:
         """Send one request to a ready worker; the case goes once, not with each graph."""
         assert self._connection is not None
         self.busy = True
+        self.died = ""
         try:
             self._connection.send((None if case is self._holds else case, variant))
             self._holds = case
@@ -377,7 +380,7 @@ class Worker:
             return result
         except (EOFError, OSError):
             self._process.join(5)
-            how = _signal_name(self._process.exitcode)
+            how = self.died = _signal_name(self._process.exitcode)
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa)
 
@@ -395,11 +398,13 @@ class Worker:
     def spawn(self) -> None:
         """Start the worker process without waiting for it (so several start at once). From
         the main thread only: a worker dies with the thread that started it."""
+        self.died = ""
         if self._process is None and not self.start_failure:
             launch = _launch_of(self.backend)  # the one call of the backend's code in this process
             if isinstance(launch, str):
                 self.start_failure = launch
                 return
+            self.emulated = " ".join(launch.emulator) if launch is not None else ""
             parent, child = _CONTEXT.Pipe()
             self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse),
                                              daemon=True)
