@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance import machine
 from conformance.cases.case import Case
+from conformance.core import machine
 from conformance.graphs.variants import GraphKind, Variant
 
 
@@ -129,7 +129,7 @@ class Backend(ABC):
         its session (or compiled model) for the last graph and run it again."""
 
     def isa(self) -> str:
-        """The instruction-set tier (conformance/machine.py) its kernels are chosen under,
+        """The instruction-set tier (conformance/core/machine.py) its kernels are chosen under,
         recorded in every result so that a baseline can scope what depends on it: by
         default the tier of the CPU this process runs on; "" for a backend whose answers do
         not depend on the CPU (a GPU's)."""

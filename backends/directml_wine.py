@@ -9,7 +9,7 @@ from backends.wine.bridge import OP_DML_INFO, OP_DML_RUN, Bridge, BridgeRefused,
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WineSetup
 from conformance.cases.case import Case
-from conformance.cases.dtypes import INDEX_DTYPES
+from conformance.core.dtypes import INDEX_DTYPES
 from conformance.graphs.directml import DirectMLOperator
 from conformance.graphs.onnx import element_type
 from conformance.graphs.variants import Variant, directml_index_type, directml_variants

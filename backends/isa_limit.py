@@ -16,7 +16,7 @@ import shutil
 import sys
 
 from backends.base import Availability, WorkerLaunch
-from conformance import machine
+from conformance.core import machine
 
 QEMU = "qemu-x86_64"
 DEBIAN_PACKAGES = ("qemu-user",)  # `topk-conformance setup isa-limits` installs them

@@ -13,7 +13,7 @@ import numpy as np
 from backends import isa_limit
 from backends.base import Availability, Backend, Execution, Graph, WorkerLaunch
 from backends.compiled import Compiled
-from conformance import machine
+from conformance.core import machine
 
 
 @cache

@@ -21,13 +21,15 @@ from rich.table import Table
 from backends.base import Backend
 from backends.registry import all_backends, by_name
 from conformance import fuzz
-from conformance.atomic_files import WriteError
 from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
+from conformance.core.atomic_files import WriteError
+from conformance.core.interrupts import Interrupted, interruptible
+from conformance.core.options import MOST_JOBS, jobs, positive_seconds
+from conformance.core.text import printable
+from conformance.core.tool_input import InputError
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
-from conformance.interrupts import Interrupted, interruptible
 from conformance.junit import write_junit
-from conformance.options import MOST_JOBS, jobs, positive_seconds
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report.render import write_report
 from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
@@ -36,8 +38,6 @@ from conformance.results.timing import flag_cliffs
 from conformance.running.runner import variants_for
 from conformance.running.suite import Executors, ordered, run_cases
 from conformance.running.workers import Probe, probe_here
-from conformance.text import printable
-from conformance.tool_input import InputError
 
 DEFAULT_OUT = Path("reports/latest")
 

@@ -43,18 +43,18 @@ from rich.live import Live
 from rich.text import Text
 
 from backends.base import Backend
-from conformance.atomic_files import WriteError, atomic_write_text
 from conformance.cases.case import Case
-from conformance.cases.dtypes import is_float, to_jsonable
+from conformance.core.atomic_files import WriteError, atomic_write_text
+from conformance.core.dtypes import is_float, to_jsonable
+from conformance.core.interrupts import Interrupted, interruptible
+from conformance.core.options import positive_seconds
+from conformance.core.text import printable
+from conformance.core.tool_input import InputError, limit, limit_note
 from conformance.graphs.variants import Variant
-from conformance.interrupts import Interrupted, interruptible
-from conformance.options import positive_seconds
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
 from conformance.running.suite import Executor, Executors
-from conformance.text import printable
-from conformance.tool_input import InputError, limit, limit_note
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
     from conformance.fuzz_strategies import FuzzInput

@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from conformance.cases.case import Case
-from conformance.cases.dtypes import DTYPES, is_float, name_of
-from conformance.judging.keys import key_dtype
+from conformance.core.dtypes import DTYPES, is_float, name_of
+from conformance.core.keys import key_dtype
 
 # The simplest first: shrinking moves towards the front.
 DTYPE_ORDER = (

@@ -9,7 +9,7 @@ strict gate that checked nothing must not hold).
 
 Where answers depend on the machine, an entry (or the whole file, with a top-level `isa`)
 is scoped to a range of instruction-set tiers (`isa: "<avx512_core_bf16"`,
-conformance/machine.py): it applies to a result whose `isa` is in the range, and an entry
+conformance/core/machine.py): it applies to a result whose `isa` is in the range, and an entry
 scoped elsewhere is never reported, neither as new nor as fixed nor as not run."""
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from typing import Any
 
 import yaml
 
-from conformance.atomic_files import atomic_write_text
-from conformance.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
+from conformance.core.atomic_files import atomic_write_text
+from conformance.core.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
+from conformance.core.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
+from conformance.core.tool_input import InputError, check, limit, limit_note, read_text
 from conformance.results.records import Result
-from conformance.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
-from conformance.tool_input import InputError, check, limit, limit_note, read_text
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
 # error that becomes a fail) or new broken rules count as worse too.
@@ -174,7 +174,7 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
 
 
 def read_baseline(path: Path) -> Baseline:
-    """A baseline, read as safely as a case file (conformance/safe_yaml.py: limits, keys given
+    """A baseline, read as safely as a case file (conformance/core/safe_yaml.py: limits, keys given
     twice refused) and checked against conformance/schemas/baseline.schema.json; a
     BaselineError names the file and the field (`results[3].rules`) where it is not one."""
     try:

@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 
-from conformance.atomic_files import atomic_write_bytes
+from conformance.core.atomic_files import atomic_write_bytes
 from conformance.results.records import Result
 
 

@@ -10,10 +10,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from conformance.core.text import printable
 from conformance.results.records import VERDICTS, Result
 from conformance.results.summary import pass_rate, verdict_counts
 from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
-from conformance.text import printable
 
 
 class RunProgress:

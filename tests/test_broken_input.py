@@ -317,7 +317,7 @@ def test_each_limit_is_named_and_its_variable_raises_it(
 
 
 def test_limits_as_loader_parameters(tmp_path: Path) -> None:
-    from conformance.safe_yaml import Limits
+    from conformance.core.safe_yaml import Limits
 
     path = tmp_path / "a.yaml"
     path.write_text(case_text("six", "{dtype: int8, shape: [2, 3], generator: {name: uniform}}", "axis: 1\n    k: 1"),
@@ -401,7 +401,7 @@ def test_an_exception_loading_a_file_is_that_files_error(tmp_path: Path, monkeyp
 @pytest.mark.parametrize("name", ["billion-laughs.yaml", "nesting-100-deep.yaml", "duplicate-key-k.yaml",
                                   "alias-rows-in-data.yaml", "alias-recursive.yaml", "keys-1-and-true.yaml"])
 def test_pure_python_yaml_gives_the_same_errors(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import conformance.safe_yaml as safe_yaml
+    import conformance.core.safe_yaml as safe_yaml
 
     with_libyaml = [str(e) for e in load_file(MALFORMED / name)]
     monkeypatch.setattr(safe_yaml, "YAML_LOADER", safe_yaml.PurePythonLoader)

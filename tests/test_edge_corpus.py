@@ -11,8 +11,8 @@ from functools import cache
 from harness import CASES, REPO
 
 from conformance.cases.case import Case
-from conformance.cases.dtypes import DTYPES
 from conformance.cases.loader import load_cases
+from conformance.core.dtypes import DTYPES
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 

@@ -11,8 +11,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conformance.cases.dtypes import to_jsonable
 from conformance.cases.loader import CaseSet, load_cases
+from conformance.core.dtypes import to_jsonable
 from conformance.judging import profiles
 from conformance.judging.judge import Outputs, judge
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import conformance.cases.generators as generators
-from conformance.cases.dtypes import DTYPES, NAN_BITS, is_float
 from conformance.cases.generators import GeneratorError, generate
+from conformance.core.dtypes import DTYPES, NAN_BITS, is_float
 
 # What tests/test_generators.py and the case files in tests/malformed/ do not already hold.
 BROKEN: list[tuple[dict[str, Any], str, str, str]] = [
@@ -114,7 +114,7 @@ def test_big_inputs_are_built_in_bulk_within_a_gigabyte() -> None:
     Python int per element, or several float64 and uint64 copies of the whole input)."""
     script = """
 import numpy as np
-from conformance.cases.dtypes import DTYPES
+from conformance.core.dtypes import DTYPES
 from conformance.cases.generators import generate
 n = 2**25
 for spec, dtype, shape, axis in [

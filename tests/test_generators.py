@@ -10,8 +10,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from conformance.cases.dtypes import DTYPES, is_float
 from conformance.cases.generators import AXIS_GENERATORS, GENERATORS, GeneratorError, generate
+from conformance.core.dtypes import DTYPES, is_float
 
 FLOAT_DTYPES = [name for name, dtype in DTYPES.items() if is_float(dtype)]
 SOME_DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int32", "int64", "uint8",

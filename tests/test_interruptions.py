@@ -131,7 +131,7 @@ def test_a_hung_worker_dies_with_a_killed_main_process() -> None:
 def test_results_files_get_the_same_permissions_as_any_other_file(tmp_path: Path) -> None:
     """results.json is written atomically through a temporary file; it must still be
     readable as the report beside it is (a 0600 results.json breaks artifact uploads)."""
-    from conformance.atomic_files import atomic_write_text
+    from conformance.core.atomic_files import atomic_write_text
 
     plain = tmp_path / "plain.txt"
     plain.write_text("x")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from harness import BASELINES, DOCUMENTED, run_cli
 
-from conformance import machine
+from conformance.core import machine
+from conformance.core.machine import Scope, ScopeError
 from conformance.gate import Baseline, BaselineError, compare, read_baseline, record, write_baseline
-from conformance.machine import Scope, ScopeError
 from conformance.results.records import Result
 
 AVX2, AVX512 = "avx2", "avx512_core_bf16"

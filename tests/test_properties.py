@@ -14,7 +14,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from strategies import ALL_PROFILES, TopKInput, property_settings, topk_inputs
 
-from conformance.cases.dtypes import is_float
+from conformance.core.dtypes import is_float
 from conformance.judging import profiles
 from conformance.judging.judge import Outputs, judge
 from conformance.judging.oracle import Answer, directml_answer, in_order

@@ -18,9 +18,9 @@ from onnx import helper
 
 from backends.base import BackendCrash
 from backends.wine.environment import Display, WineSetup
-from conformance.cases.dtypes import DTYPES
+from conformance.core.dtypes import DTYPES
+from conformance.core.processes import die_with_parent
 from conformance.graphs.onnx import element_type
-from conformance.running.processes import die_with_parent
 
 MAGIC = 0x31424B54
 OP_QUIT, OP_ORT_INFO, OP_ORT_RUN, OP_DML_INFO, OP_DML_RUN = range(5)

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from conformance.running.processes import die_with_parent
+from conformance.core.processes import die_with_parent
 
 # The onnxruntime-directml wheel carries onnxruntime.dll and DirectML.dll. constraints.txt
 # pins the same version; tests/test_directml_setup.py keeps the two equal.

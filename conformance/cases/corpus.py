@@ -25,7 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 from conformance.cases.loader import case_files, load_cases
-from conformance.text import printable
+from conformance.core.text import printable
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
 # Inside an installed wheel: the copy of cases/ the build made.

@@ -20,7 +20,7 @@ import ml_dtypes
 import numpy as np
 from numpy.random import PCG64
 
-from conformance.cases.dtypes import NAN_BITS, is_float, name_of
+from conformance.core.dtypes import NAN_BITS, is_float, name_of
 
 
 class GeneratorError(ValueError):

@@ -24,15 +24,10 @@ import numpy as np
 import yaml
 
 from conformance.cases.case import Case
-from conformance.cases.dtypes import DTYPES, ValueError_, array_from_flat, convert_scalar, fast_array
 from conformance.cases.generators import GeneratorError, generate
-from conformance.graphs.variants import known_graph_names, unknown_graph_entries
-from conformance.judging import profiles
-from conformance.judging.judge import Judgement, Outputs, judge
-from conformance.judging.keys import has_nan
-from conformance.judging.oracle import Answer
-from conformance.judging.sequences import output_shape
-from conformance.safe_yaml import (
+from conformance.core.dtypes import DTYPES, ValueError_, array_from_flat, convert_scalar, fast_array
+from conformance.core.keys import has_nan
+from conformance.core.safe_yaml import (
     FileRefused,
     Limits,
     LimitsError,
@@ -46,7 +41,12 @@ from conformance.safe_yaml import (
     read_text,
     yaml_message,
 )
-from conformance.tool_input import field_path, strict_integer
+from conformance.core.sequences import output_shape
+from conformance.core.tool_input import field_path, strict_integer
+from conformance.graphs.variants import known_graph_names, unknown_graph_entries
+from conformance.judging import profiles
+from conformance.judging.judge import Judgement, Outputs, judge
+from conformance.judging.oracle import Answer
 
 
 @dataclass(frozen=True)

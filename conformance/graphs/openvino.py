@@ -13,7 +13,7 @@ import openvino as ov
 from openvino import opset1, opset3, opset11
 
 from conformance.cases.case import Case
-from conformance.cases.dtypes import name_of
+from conformance.core.dtypes import name_of
 from conformance.graphs.errors import RuntimeRefused
 from conformance.graphs.variants import Variant
 

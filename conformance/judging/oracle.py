@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance.judging.keys import comparable, has_nan, nan_mask, natively_ordered, value_key
-from conformance.judging.sequences import from_rows, output_shape, row_block, row_blocks, sequence_count
+from conformance.core.keys import comparable, has_nan, nan_mask, natively_ordered, value_key
+from conformance.core.sequences import from_rows, output_shape, row_block, row_blocks, sequence_count
 
 Order = Literal["value", "index", "none"]
 

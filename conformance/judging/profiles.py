@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance.cases.dtypes import INDEX_DTYPES
+from conformance.core.dtypes import INDEX_DTYPES
 from conformance.judging.oracle import Order
 
 Dialect = Literal["onnx", "openvino", "directml"]

@@ -14,8 +14,8 @@ import conformance
 from conformance.cases.case import Case
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
+from conformance.core.keys import has_nan
 from conformance.judging.judge import RULES, kept_elements
-from conformance.judging.keys import has_nan
 from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jinja2
 
-from conformance.atomic_files import atomic_write_text
+from conformance.core.atomic_files import atomic_write_text
 from conformance.report import data as report_data
 from conformance.report.data import CaseInfo
 from conformance.results.records import ResultsFile

@@ -1,6 +1,6 @@
 """A run's output folder: one run at a time (a lock, taken before the run does any work),
 results streamed to disk as they arrive (`results.jsonl`, one JSON object a line, flushed),
-and the final `results.json` and `report.html` written atomically (conformance/atomic_files.py),
+and the final `results.json` and `report.html` written atomically (conformance/core/atomic_files.py),
 so that a kill at any moment leaves every finished result readable and never half a file.
 Nothing here writes through a symbolic link: the lock file and the stream are refused or
 replaced where one stands, never followed."""
@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from conformance.atomic_files import WriteError, reason
+from conformance.core.atomic_files import WriteError, reason
 
 if TYPE_CHECKING:
     from conformance.results.records import Result

@@ -11,10 +11,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from conformance import machine
-from conformance.atomic_files import atomic_write_text
+from conformance.core import machine
+from conformance.core.atomic_files import atomic_write_text
+from conformance.core.tool_input import InputError, check, parse_json, read_text
 from conformance.judging.judge import Domain, Verdict
-from conformance.tool_input import InputError, check, parse_json, read_text
 
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (
@@ -62,7 +62,7 @@ class Result:
     # {"ratio", "run_seconds", "others_median", "others"}. Set on results.json at the end of
     # a run (not in the results.jsonl stream).
     cliff: dict[str, Any] | None = None
-    # The instruction-set tier the backend's kernels were chosen under (conformance/machine.py:
+    # The instruction-set tier the backend's kernels were chosen under (conformance/core/machine.py:
     # the CPU's, or a backend's limit, as `openvino-cpu-avx2`); "" where the CPU does not
     # choose them (a GPU) or the file predates the field. Baseline scopes match against it.
     isa: str = ""

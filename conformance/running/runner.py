@@ -13,6 +13,8 @@ import numpy as np
 
 from backends.base import Backend, BackendCrash, Execution, Graph, PlacementError, Stopwatch
 from conformance.cases.case import Case
+from conformance.core.sequences import as_rows, sequence_position
+from conformance.core.text import exception_text, short_repr
 from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
 from conformance.graphs.onnx import build_onnx, onnx_feeds, onnx_signature
@@ -25,9 +27,7 @@ from conformance.graphs.variants import (
 )
 from conformance.judging.judge import Judgement, Outcome, Outputs, Raised, judge
 from conformance.judging.profiles import Profile
-from conformance.judging.sequences import as_rows, sequence_position
 from conformance.results.records import Result
-from conformance.text import exception_text, short_repr
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")

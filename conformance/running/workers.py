@@ -24,14 +24,14 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from backends.base import Availability, Backend, WorkerLaunch
-from conformance import machine
 from conformance.cases.case import Case
+from conformance.core import machine
+from conformance.core.processes import die_with_parent
+from conformance.core.text import exception_text, short_repr
 from conformance.graphs.variants import Variant
 from conformance.judging.judge import Verdict
 from conformance.results.records import Result
-from conformance.running.processes import die_with_parent
 from conformance.running.runner import GraphCache, all_variants, execute
-from conformance.text import exception_text, short_repr
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")

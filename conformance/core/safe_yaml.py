@@ -25,7 +25,7 @@ from yaml.reader import Reader
 from yaml.resolver import Resolver
 from yaml.scanner import Scanner
 
-from conformance.cases.dtypes import HexInt
+from conformance.core.dtypes import HexInt
 
 
 class FileRefused(Exception):

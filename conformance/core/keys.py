@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.cases.dtypes import DTYPES, is_float
+from conformance.core.dtypes import DTYPES, is_float
 
 # Elements one pass handles at once, so that temporaries stay small on long inputs.
 CHUNK = 1 << 20

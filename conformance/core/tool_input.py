@@ -16,8 +16,8 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import best_match
 
-from conformance import safe_yaml
-from conformance.safe_yaml import LimitsError, clip, limit_from_environment
+from conformance.core import safe_yaml
+from conformance.core.safe_yaml import LimitsError, clip, limit_from_environment
 
 # name -> (environment variable, default)
 TOOL_LIMITS: dict[str, tuple[str, int]] = {
