@@ -21,11 +21,11 @@ import pytest
 from harness import DOCUMENTED, documented_cases, run_cli
 
 from backends.base import Graph, PlacementError
-from backends.directml_wine import DirectMLWine
-from backends.ort_dml_wine import OrtDmlWine
 from backends.wine import provision
 from backends.wine.bridged import BridgedBackend
+from backends.wine.directml import DirectMLWine
 from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
+from backends.wine.ort_dml import OrtDmlWine
 from conformance.cases.case import Case
 from conformance.graphs.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
 from conformance.graphs.variants import Variant, directml_variants

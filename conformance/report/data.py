@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import conformance
 from conformance.cases.case import Case
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
@@ -25,7 +24,7 @@ from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
 SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst first
 DISCREPANT = ("crash", "fail", "error", "divergent")
 FAMILIES = ("onnx", "openvino", "directml")
-_REPO = Path(conformance.__file__).resolve().parent.parent
+_REPO = Path(__file__).resolve().parents[2]  # the checkout (conformance/report/data.py)
 
 # Contract section 1, as the three documents say it (CONTRACT.md's table).
 DOCUMENTS = ("ONNX TopK (opsets 1, 10, 11, 24)", "OpenVINO TopK-11 (also TopK-1, TopK-3)", "DirectML TOP_K / TOP_K1")

@@ -28,14 +28,14 @@ from backends.base import (
     Execution,
     Graph,
 )
-from backends.directml_wine import DirectMLWine
 from backends.onnx_reference import OnnxReference
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
 from backends.ort_cuda import OrtCuda
 from backends.ort_dml import OrtDml
-from backends.ort_dml_wine import OrtDmlWine
 from backends.ort_openvino import OrtOpenVINO
+from backends.wine.directml import DirectMLWine
+from backends.wine.ort_dml import OrtDmlWine
 
 OPENVINO_DEVICES = ("CPU", "GPU", "NPU")
 ENTRY_POINT_GROUP = "topk_conformance.backends"
