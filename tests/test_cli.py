@@ -103,6 +103,7 @@ def test_every_result_has_the_contract_fields(documented_run: Run) -> None:
             assert result["graph"] == "onnx-opset11", result
         assert isinstance(result["checker"], str) and result["runs"] == []
         assert result["domain"] in ("defined", "undefined")
+        assert result["op"] == "topk"  # contract section 6: every result names its operator
         assert isinstance(result["rules"], list) and isinstance(result["message"], str)
         assert isinstance(result["seconds"], (int, float)) and result["seconds"] >= 0
         assert result["backend"] in RUN_BACKENDS

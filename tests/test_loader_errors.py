@@ -160,6 +160,10 @@ MALFORMED: dict[str, tuple[str, str]] = {
     "generator-uniform-infinite-bounds": (
         one_case("{dtype: float32, shape: [2, 3], generator: {name: uniform, low: -.inf, high: .inf}}"),
         "input.generator.low"),
+    # Contract section 6: `op` names the operator; ArgMax/ArgMin are not built yet.
+    "op-argmax-not-built-yet": (one_case(rest="op: argmax\n    axis: 1\n    keepdims: true"), "op"),
+    "op-unknown": (one_case(rest="op: relu\n    axis: 1\n    k: 2"), "op"),
+    "op-not-a-string": (one_case(rest="op: [topk]\n    axis: 1\n    k: 2"), "op"),
 }
 
 
@@ -385,3 +389,15 @@ def test_exponent_in_an_integer_tensor_is_rejected(tmp_path: Path) -> None:
         "{dtype: int32, shape: [1, 3], data: [[1, 1e3, 3]]}") + GOOD_CASE})
     assert [e.field for e in loaded.errors] == ["input.data[0][1]"]
     assert "not an integer" in str(loaded.errors[0])
+
+
+def test_op_topk_written_out_is_the_case_without_it(tmp_path: Path) -> None:
+    written = load(tmp_path, {"a.yaml": "cases:\n" + one_case(rest="op: topk\n    axis: 1\n    k: 2")})
+    (tmp_path / "a.yaml").unlink()
+    absent = load(tmp_path, {"b.yaml": "cases:\n" + one_case()})
+    assert not written.errors and not absent.errors
+    assert [case.op for case in written.cases] == [case.op for case in absent.cases] == ["topk"]
+    one, other = written.cases[0], absent.cases[0]
+    assert np.array_equal(one.x, other.x)
+    fields = ("axis", "k", "largest", "sort", "stable", "index_type")
+    assert [getattr(one, name) for name in fields] == [getattr(other, name) for name in fields]

@@ -76,6 +76,7 @@ class _Bad(Exception):
 
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+NOT_YET_BUILT = ("argmax", "argmin")  # contract section 6's other operators (issue 18)
 
 
 
@@ -251,6 +252,12 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
             raise _Bad(*found)
     if not isinstance(raw, dict):
         raise _Bad("case", f"a case is a mapping (id, source, input, axis, k, ...), not a {_kind(raw)}")
+    op = raw.get("op", "topk")
+    if isinstance(op, str) and op not in ("topk", *NOT_YET_BUILT):
+        raise _Bad("op", f"{op!r} names no operator of the contract (topk, {', '.join(NOT_YET_BUILT)})")
+    if op in NOT_YET_BUILT:
+        raise _Bad("op", f"{op!r} is an operator of the contract (section 6) that this version does not run yet; "
+                   "its cases cannot be loaded")
     _check_schema(raw)
     for position, entry in enumerate(raw.get("graphs", ())):
         if unknown_graph_entries([entry]):

@@ -66,6 +66,8 @@ class Result:
     # the CPU's, or a backend's limit, as `openvino-cpu-avx2`); "" where the CPU does not
     # choose them (a GPU) or the file predates the field. Baseline scopes match against it.
     isa: str = ""
+    # The operator (contract section 6); "topk" in a file that predates the field.
+    op: str = "topk"
 
     @property
     def key(self) -> tuple[str, str, str, str]:

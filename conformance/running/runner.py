@@ -126,7 +126,7 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
     base: dict[str, Any] = {
         "case": case.id, "backend": backend.name, "graph": variant.graph,
         "k_source": variant.k_label, "x_shape": variant.x_shape, "tags": list(case.tags),
-        "case_file": str(case.file), "isa": backend.isa(),
+        "case_file": str(case.file), "isa": backend.isa(), "op": case.op,
     }
     reason = outside_graphs(case, variant) or variant.cannot_express(case)
     if not reason:

@@ -499,5 +499,5 @@ def _result(case: Case, backend: str, variant: Variant, verdict: Verdict, messag
     return Result(
         case.id, backend, variant.graph, variant.k_label, verdict,
         message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
-        case_file=str(case.file), isa=isa,
+        case_file=str(case.file), isa=isa, op=case.op,
     )
