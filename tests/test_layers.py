@@ -1,0 +1,104 @@
+"""The folders of the suite form layers: no two folders import each other, through any chain,
+and the bottom layer (conformance/core/) imports nothing of the suite above it. Every import
+counts: at module level, inside functions, and under TYPE_CHECKING."""
+
+from __future__ import annotations
+
+import ast
+import graphlib
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("conformance", "backends")
+CORE = "conformance/core"
+# The one cycle left: TopK's case record, its variants and its oracle and judge import one
+# another across cases/, graphs/ and judging/. Issue 17's operator folder (conformance/ops/topk/)
+# dissolves it; until then the three count as one node, and no other cycle may appear.
+KNOWN_CYCLE = frozenset({"conformance/cases", "conformance/graphs", "conformance/judging"})
+
+
+def modules() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imported(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The suite's modules that `module` imports (a name imported from a package counts as
+    its submodule where there is one)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            names.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names)
+    found = set()
+    for name in names:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name:
+            found.add(name)
+    return found
+
+
+def folder(path: Path) -> str:
+    return path.parent.relative_to(ROOT).as_posix()
+
+
+def folder_imports() -> dict[str, dict[str, list[str]]]:
+    """folder -> imported folder -> the imports that make the edge ("module -> module")."""
+    known = modules()
+    edges: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for module, path in known.items():
+        for target in imported(module, path, known):
+            if folder(known[target]) != folder(path):
+                edges[folder(path)][folder(known[target])].append(f"{module} -> {target}")
+    return edges
+
+
+def test_no_two_folders_import_each_other() -> None:
+    def node(name: str) -> str:
+        return "(cases, graphs, judging)" if name in KNOWN_CYCLE else name
+
+    graph: dict[str, set[str]] = defaultdict(set)
+    for source, targets in folder_imports().items():
+        graph[node(source)].update(node(target) for target in targets if node(target) != node(source))
+    try:
+        tuple(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as cycle:
+        raise AssertionError(f"folders import each other: {' -> '.join(cycle.args[1])}") from None
+
+
+def test_the_known_cycle_is_still_the_only_one_and_still_there() -> None:
+    """When the operator folder dissolves it, KNOWN_CYCLE goes (this test says so)."""
+    edges = folder_imports()
+    inside = {(a, b) for a in KNOWN_CYCLE for b in edges.get(a, {}) if b in KNOWN_CYCLE}
+    both_ways = {("conformance/cases", "conformance/judging"), ("conformance/judging", "conformance/cases")}
+    assert both_ways <= inside, "cases/ and judging/ no longer import each other: remove KNOWN_CYCLE"
+
+
+def test_the_bottom_layer_imports_only_itself() -> None:
+    outside = {target: list(imports) for target, imports in folder_imports().get(CORE, {}).items()}
+    assert not outside, f"{CORE} imports folders above it: {outside}"
+
+
+def test_the_scan_sees_imports_in_functions_and_under_type_checking() -> None:
+    """The scan is what the tests above rest on: a function-level import (runner's lazy
+    OpenVINO graph builder) and a TYPE_CHECKING one (the results stream's Result) are edges."""
+    edges = folder_imports()
+    lazy = "conformance.running.runner -> conformance.graphs.openvino"
+    assert lazy in edges["conformance/running"]["conformance/graphs"]
+    known = modules()
+    assert "conformance.results.records" in imported("conformance.results.output",
+                                                     known["conformance.results.output"], known)
