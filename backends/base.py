@@ -11,9 +11,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from conformance.cases.case import Case
 from conformance.core import machine
-from conformance.graphs.variants import GraphKind, Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import GraphKind, Variant
 
 
 @dataclass(frozen=True)

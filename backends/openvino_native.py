@@ -99,7 +99,7 @@ class OpenVINO(Backend):
             if graph.signature:
                 # ONNX graphs the frontend turns into the same model (TopK-10, -11 and -24 of
                 # one case, mostly) share its compiled model.
-                from conformance.graphs.openvino import model_signature as signature_of
+                from conformance.ops.topk.openvino import model_signature as signature_of
 
                 model_signature = signature_of(model)
                 request = self._requests.get_signed(model_signature)

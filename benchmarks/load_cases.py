@@ -30,8 +30,8 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.clock import median_seconds
-from conformance.cases.case import Case
 from conformance.cases.loader import load_file
+from conformance.ops.topk.case import Case
 
 
 def case_file(cases: int, rows: int, columns: int) -> str:

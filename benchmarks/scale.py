@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.figures import Figure, conclude  # noqa: E402
 from benchmarks.tree_memory import peak_of  # noqa: E402
-from conformance.cases.case import Case  # noqa: E402
-from conformance.judging import profiles  # noqa: E402
-from conformance.judging.judge import Outputs, judge  # noqa: E402
+from conformance.ops.topk import profiles  # noqa: E402
+from conformance.ops.topk.case import Case  # noqa: E402
+from conformance.ops.topk.judge import Outputs, judge  # noqa: E402
 
 ONNX_SORTED = profiles.onnx(True)
 

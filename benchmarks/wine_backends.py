@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from backends.base import Backend
 from backends.registry import by_name
 from benchmarks.clock import median_seconds
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant, directml_variants
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.running.runner import GraphCache
 
 

@@ -43,14 +43,14 @@ from rich.live import Live
 from rich.text import Text
 
 from backends.base import Backend
-from conformance.cases.case import Case
 from conformance.core.atomic_files import WriteError, atomic_write_text
 from conformance.core.dtypes import is_float, to_jsonable
 from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError, limit, limit_note
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
@@ -620,7 +620,7 @@ def verify(finding: Finding, execute: Executor) -> bool:
 
 
 def variants_for_result(finding: Finding) -> Iterator[Variant]:
-    from conformance.graphs.variants import directml_variants, onnx_variants, openvino_variants
+    from conformance.ops.topk.variants import directml_variants, onnx_variants, openvino_variants
 
     wanted = _label(finding.result)
     return (v for v in onnx_variants() + openvino_variants() + directml_variants() if v.label == wanted)

@@ -21,9 +21,9 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from conformance.cases.case import Case
 from conformance.core.dtypes import DTYPES, is_float, name_of
 from conformance.core.keys import key_dtype
+from conformance.ops.topk.case import Case
 
 # The simplest first: shrinking moves towards the front.
 DTYPE_ORDER = (

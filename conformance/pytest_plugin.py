@@ -13,13 +13,13 @@ import pytest
 
 from backends.base import Availability, Backend
 from backends.registry import by_name
-from conformance.cases.case import Case
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import CaseError, load_file
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.gate import Baseline, BaselineError, compare, read_baseline
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 from conformance.repro import repro_note
 from conformance.results.records import Result
 from conformance.running.runner import variants_for

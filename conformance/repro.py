@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import shlex
 
-from conformance.cases.case import Case
-from conformance.judging.judge import shown
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import shown
 from conformance.results.records import Result
 
 

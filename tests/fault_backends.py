@@ -20,8 +20,8 @@ import numpy as np
 
 from backends.base import INTERFACE_VERSION, Availability, Execution, Graph, WorkerLaunch
 from backends.onnx_reference import OnnxReference
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 
 TRIGGER_CASE = "dml-top-k1-example-1"
 TRIGGER_LABEL = "onnx-opset11-constant"

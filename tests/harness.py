@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from backends.registry import by_name
-from conformance.cases.case import Case
 from conformance.cases.loader import load_cases, load_file
 from conformance.gate import Baseline, read_baseline
+from conformance.ops.topk.case import Case
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "cases"

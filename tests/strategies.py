@@ -13,15 +13,15 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from conformance.cases.case import Case
 from conformance.core.dtypes import DTYPES, is_float
 from conformance.core.keys import key_dtype
 
 # The fuzzer's element strategies: the values where implementations differ (NaN payloads,
 # signalling NaN, extremes and their neighbours, integers floats lose) and any bit pattern.
 from conformance.fuzz_strategies import any_element, special_values
-from conformance.judging import profiles
-from conformance.judging.profiles import Profile
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.profiles import Profile
 
 MAX_SIZE = 512
 

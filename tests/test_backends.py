@@ -19,10 +19,10 @@ from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
 from backends.ort_session import OrtBackend, ort_module, with_identity_before_topk
 from backends.registry import all_backends, backend_names, by_name
-from conformance.cases.case import Case
-from conformance.graphs.onnx import build_onnx, onnx_feeds
-from conformance.graphs.openvino import K_NUMPY_TYPES
-from conformance.graphs.variants import OPENVINO_K_TYPES, Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.onnx import build_onnx, onnx_feeds
+from conformance.ops.topk.openvino import K_NUMPY_TYPES
+from conformance.ops.topk.variants import OPENVINO_K_TYPES, Variant
 from conformance.running.runner import GraphCache, execute, variants_for
 from conformance.running.suite import Executors
 

@@ -15,10 +15,10 @@ import yaml
 
 import conformance.cases.loader as loader_module
 import conformance.core.safe_yaml as safe_yaml
-from conformance.cases.case import Case
 from conformance.cases.loader import load_cases, load_file
 from conformance.core.dtypes import DTYPES, array_from_flat, convert_scalar, fast_array
 from conformance.core.safe_yaml import PurePythonLoader, read_yaml
+from conformance.ops.topk.case import Case
 
 REPO = Path(__file__).resolve().parent.parent
 ROWS, COLUMNS = 128, 1000

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from conformance.cases.case import Case
 from conformance.cases.loader import CaseError, load_cases, load_file
+from conformance.ops.topk.case import Case
 from tests.harness import run_cli
 
 MALFORMED = Path(__file__).resolve().parent / "malformed"

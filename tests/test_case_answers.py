@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conformance.cases.case import Case
 from conformance.cases.loader import CaseSet, load_cases
-from conformance.judging import profiles
-from conformance.judging.judge import Outputs, judge
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import Outputs, judge
 
 NEIGHBOUR = """\
   - id: good

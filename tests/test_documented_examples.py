@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.cases.case import Case
 from conformance.cases.loader import load_cases
-from conformance.judging import profiles
-from conformance.judging.judge import Outputs, judge
-from conformance.judging.oracle import directml_answer, in_order
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.oracle import directml_answer, in_order
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
 DOCUMENTED_DIR = CASES_DIR / "documented"

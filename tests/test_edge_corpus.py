@@ -10,9 +10,9 @@ from functools import cache
 
 from harness import CASES, REPO
 
-from conformance.cases.case import Case
 from conformance.cases.loader import load_cases
 from conformance.core.dtypes import DTYPES
+from conformance.ops.topk.case import Case
 
 FLOATS = ("float16", "bfloat16", "float32", "float64")
 

@@ -13,8 +13,8 @@ import pytest
 
 from conformance.cases.loader import CaseSet, load_cases
 from conformance.core.dtypes import to_jsonable
-from conformance.judging import profiles
-from conformance.judging.judge import Outputs, judge
+from conformance.ops.topk import profiles
+from conformance.ops.topk.judge import Outputs, judge
 
 
 def load(tmp_path: Path, dtype: str, data: str, rest: str = "") -> CaseSet:

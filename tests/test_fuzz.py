@@ -16,8 +16,8 @@ from harness import run_cli
 from backends.base import Execution, Graph
 from backends.onnx_reference import OnnxReference
 from conformance import fuzz
-from conformance.cases.case import Case
 from conformance.cases.loader import load_file
+from conformance.ops.topk.case import Case
 from conformance.running.suite import Executors
 
 pytest.importorskip("hypothesis")

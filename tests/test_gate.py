@@ -198,7 +198,7 @@ def test_the_repro_command_quotes_what_it_pastes() -> None:
 
     import numpy as np
 
-    from conformance.cases.case import Case
+    from conformance.ops.topk.case import Case
     from conformance.repro import repro_note
 
     case = Case(id="c", source="s", file=Path("cases/a; touch pwned/x.yaml"), x=np.zeros(2, np.float32), axis=0, k=1)

@@ -18,10 +18,10 @@ from backends.base import Graph
 from backends.compiled import Compiled
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
-from conformance.cases.case import Case
-from conformance.graphs.onnx import build_onnx, onnx_signature
-from conformance.graphs.openvino import build_openvino, model_signature
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.onnx import build_onnx, onnx_signature
+from conformance.ops.topk.openvino import build_openvino, model_signature
+from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.results.timing import flag_cliffs
 from conformance.running.runner import GraphCache, execute, signature, variants_for

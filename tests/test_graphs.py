@@ -15,11 +15,11 @@ import pytest
 from harness import cases_from_yaml, documented, documented_cases
 from onnx import TensorProto, helper, numpy_helper
 
-from conformance.cases.case import Case
 from conformance.graphs.errors import RuntimeRefused
-from conformance.graphs.onnx import build_onnx, onnx_feeds
-from conformance.graphs.openvino import K_NUMPY_TYPES, build_openvino, openvino_feed_types, openvino_feeds
-from conformance.graphs.variants import (
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.onnx import build_onnx, onnx_feeds
+from conformance.ops.topk.openvino import K_NUMPY_TYPES, build_openvino, openvino_feed_types, openvino_feeds
+from conformance.ops.topk.variants import (
     OPENVINO_K_TYPES,
     Variant,
     directml_variants,

@@ -98,7 +98,7 @@ import sys
 sys.path[:0] = {paths!r}
 from fault_backends import HangingBackend, TRIGGER_CASE
 from harness import documented
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.variants import Variant
 from conformance.running.workers import Worker
 worker = Worker(HangingBackend(), timeout=600)
 worker.execute(documented(TRIGGER_CASE), Variant("onnx", 10, "constant"))  # starts it

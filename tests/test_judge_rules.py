@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from conformance.cases.case import Case
-from conformance.judging import profiles
-from conformance.judging.judge import RULES, Judgement, Outputs, Raised, judge
-from conformance.judging.oracle import Order, directml_answer, in_order
-from conformance.judging.profiles import Profile
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import RULES, Judgement, Outputs, Raised, judge
+from conformance.ops.topk.oracle import Order, directml_answer, in_order
+from conformance.ops.topk.profiles import Profile
 
 NAN = math.nan
 ONNX_SORTED = profiles.onnx(True)

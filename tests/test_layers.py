@@ -12,10 +12,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("conformance", "backends")
 CORE = "conformance/core"
-# The one cycle left: TopK's case record, its variants and its oracle and judge import one
-# another across cases/, graphs/ and judging/. Issue 17's operator folder (conformance/ops/topk/)
-# dissolves it; until then the three count as one node, and no other cycle may appear.
-KNOWN_CYCLE = frozenset({"conformance/cases", "conformance/graphs", "conformance/judging"})
 
 
 def modules() -> dict[str, Path]:
@@ -68,24 +64,11 @@ def folder_imports() -> dict[str, dict[str, list[str]]]:
 
 
 def test_no_two_folders_import_each_other() -> None:
-    def node(name: str) -> str:
-        return "(cases, graphs, judging)" if name in KNOWN_CYCLE else name
-
-    graph: dict[str, set[str]] = defaultdict(set)
-    for source, targets in folder_imports().items():
-        graph[node(source)].update(node(target) for target in targets if node(target) != node(source))
+    graph = {source: set(targets) for source, targets in folder_imports().items()}
     try:
         tuple(graphlib.TopologicalSorter(graph).static_order())
     except graphlib.CycleError as cycle:
         raise AssertionError(f"folders import each other: {' -> '.join(cycle.args[1])}") from None
-
-
-def test_the_known_cycle_is_still_the_only_one_and_still_there() -> None:
-    """When the operator folder dissolves it, KNOWN_CYCLE goes (this test says so)."""
-    edges = folder_imports()
-    inside = {(a, b) for a in KNOWN_CYCLE for b in edges.get(a, {}) if b in KNOWN_CYCLE}
-    both_ways = {("conformance/cases", "conformance/judging"), ("conformance/judging", "conformance/cases")}
-    assert both_ways <= inside, "cases/ and judging/ no longer import each other: remove KNOWN_CYCLE"
 
 
 def test_the_bottom_layer_imports_only_itself() -> None:
@@ -97,8 +80,8 @@ def test_the_scan_sees_imports_in_functions_and_under_type_checking() -> None:
     """The scan is what the tests above rest on: a function-level import (runner's lazy
     OpenVINO graph builder) and a TYPE_CHECKING one (the results stream's Result) are edges."""
     edges = folder_imports()
-    lazy = "conformance.running.runner -> conformance.graphs.openvino"
-    assert lazy in edges["conformance/running"]["conformance/graphs"]
+    lazy = "conformance.running.runner -> conformance.ops.topk.openvino"
+    assert lazy in edges["conformance/running"]["conformance/ops/topk"]
     known = modules()
     assert "conformance.results.records" in imported("conformance.results.output",
                                                      known["conformance.results.output"], known)

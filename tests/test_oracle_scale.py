@@ -23,14 +23,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import ALL_PROFILES, TopKInput, property_settings, tensors, topk_inputs
 
-from conformance.cases.case import Case
 from conformance.core import keys
 from conformance.core.dtypes import DTYPES, is_float, to_jsonable
-from conformance.judging import judge as judge_module
-from conformance.judging import oracle, profiles
-from conformance.judging.judge import LONG_SEQUENCE, Outputs, judge, kept_elements, shown
-from conformance.judging.oracle import Answer, directml_answer, in_order
-from conformance.judging.profiles import Profile
+from conformance.ops.topk import judge as judge_module
+from conformance.ops.topk import oracle, profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import LONG_SEQUENCE, Outputs, judge, kept_elements, shown
+from conformance.ops.topk.oracle import Answer, directml_answer, in_order
+from conformance.ops.topk.profiles import Profile
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:invalid value encountered in (cast|add):RuntimeWarning"

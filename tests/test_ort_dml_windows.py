@@ -21,7 +21,7 @@ from backends.ort_dml import DEVICE_ENV, OrtDml
 from backends.ort_probe import provider_session_works
 from backends.ort_session import OrtBackend
 from conformance.cases.loader import load_cases
-from conformance.graphs.variants import Variant, onnx_topk_versions
+from conformance.ops.topk.variants import Variant, onnx_topk_versions
 from conformance.running.runner import GraphCache, execute, variants_for
 
 PROVIDERS = onnxruntime.get_available_providers()

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 from strategies import ALL_PROFILES, TopKInput, property_settings, topk_inputs
 
 from conformance.core.dtypes import is_float
-from conformance.judging import profiles
-from conformance.judging.judge import Outputs, judge
-from conformance.judging.oracle import Answer, directml_answer, in_order
-from conformance.judging.profiles import Profile
+from conformance.ops.topk import profiles
+from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.oracle import Answer, directml_answer, in_order
+from conformance.ops.topk.profiles import Profile
 
 # Random bit patterns include signaling NaNs; widening one to float64 sets numpy's 'invalid'
 # flag, which is harmless here (NaN stays NaN and the values are gathered from the input).

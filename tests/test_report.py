@@ -25,7 +25,7 @@ from markupsafe import escape
 
 from backends.registry import by_name
 from conformance.cases.loader import load_cases
-from conformance.graphs.variants import directml_variants, onnx_variants, openvino_variants
+from conformance.ops.topk.variants import directml_variants, onnx_variants, openvino_variants
 from conformance.report.data import CaseInfo, load_case_infos, message_kind, sequence_view
 from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.render import render_report, write_report

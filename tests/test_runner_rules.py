@@ -23,8 +23,8 @@ from backends.onnx_reference import OnnxReference
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
 from backends.registry import by_name
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.running.runner import GraphCache, execute, variants_for
 from conformance.running.suite import run_cases

@@ -26,9 +26,9 @@ from backends.wine.bridged import BridgedBackend
 from backends.wine.directml import DirectMLWine
 from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
 from backends.wine.ort_dml import OrtDmlWine
-from conformance.cases.case import Case
-from conformance.graphs.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
-from conformance.graphs.variants import Variant, directml_variants
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
+from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.report.render import render_report
 from conformance.results.records import Result, ResultsFile, merge
 from conformance.running.runner import GraphCache, execute, variants_for

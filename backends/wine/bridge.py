@@ -20,7 +20,7 @@ from backends.base import BackendCrash
 from backends.wine.environment import Display, WineSetup
 from conformance.core.dtypes import DTYPES
 from conformance.core.processes import die_with_parent
-from conformance.graphs.onnx import element_type
+from conformance.ops.topk.onnx import element_type
 
 MAGIC = 0x31424B54
 OP_QUIT, OP_ORT_INFO, OP_ORT_RUN, OP_DML_INFO, OP_DML_RUN = range(5)

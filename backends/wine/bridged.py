@@ -15,9 +15,9 @@ import numpy as np
 from backends.base import Availability, Backend, BackendCrash, Execution, Graph
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant
-from conformance.judging.judge import Outputs, judge
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.variants import Variant
 from conformance.running.runner import GraphCache
 
 # The documented DML_TOP_K1 examples 3 and 4 (ties, both directions, two axes) and a

@@ -8,12 +8,12 @@ from backends.base import Execution, Graph
 from backends.wine.bridge import OP_DML_INFO, OP_DML_RUN, Bridge, BridgeRefused, Payload, parse_info
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WineSetup
-from conformance.cases.case import Case
 from conformance.core.dtypes import INDEX_DTYPES
-from conformance.graphs.directml import DirectMLOperator
-from conformance.graphs.onnx import element_type
-from conformance.graphs.variants import Variant, directml_index_type, directml_variants
-from conformance.judging.profiles import DIRECTML_DTYPES
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.directml import DirectMLOperator
+from conformance.ops.topk.onnx import element_type
+from conformance.ops.topk.profiles import DIRECTML_DTYPES
+from conformance.ops.topk.variants import Variant, directml_index_type, directml_variants
 
 # numpy names by DML_TENSOR_DATA_TYPE name, as the bridge reports the device's support.
 DML_TYPE_NAMES = {

@@ -15,7 +15,7 @@ from backends.ort_session import FALLBACK_REFUSED, OrtBackend
 from backends.wine.bridge import OP_DML_INFO, OP_ORT_INFO, OP_ORT_RUN, Bridge, BridgeRefused, Payload, parse_info
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.variants import Variant
 
 DML_PROVIDER = "DmlExecutionProvider"
 

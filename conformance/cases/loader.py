@@ -23,7 +23,6 @@ import jsonschema
 import numpy as np
 import yaml
 
-from conformance.cases.case import Case
 from conformance.cases.generators import GeneratorError, generate
 from conformance.core.dtypes import DTYPES, ValueError_, array_from_flat, convert_scalar, fast_array
 from conformance.core.keys import has_nan
@@ -43,10 +42,11 @@ from conformance.core.safe_yaml import (
 )
 from conformance.core.sequences import output_shape
 from conformance.core.tool_input import field_path, strict_integer
-from conformance.graphs.variants import known_graph_names, unknown_graph_entries
-from conformance.judging import profiles
-from conformance.judging.judge import Judgement, Outputs, judge
-from conformance.judging.oracle import Answer
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import Judgement, Outputs, judge
+from conformance.ops.topk.oracle import Answer
+from conformance.ops.topk.variants import known_graph_names, unknown_graph_entries
 
 
 @dataclass(frozen=True)

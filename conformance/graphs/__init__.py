@@ -1,2 +1,1 @@
-"""Graphs: the ways one case becomes a runnable graph (variants), and a builder per
-dialect (ONNX, native OpenVINO)."""
+"""Graphs: what the stages share about building them (the errors a build may end in)."""

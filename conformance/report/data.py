@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.cases.case import Case
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
-from conformance.judging.judge import RULES, kept_elements
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import RULES, kept_elements
 from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile

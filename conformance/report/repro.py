@@ -6,14 +6,14 @@ from __future__ import annotations
 import inspect
 from functools import cache
 
-from conformance.graphs import variants as _variants
-from conformance.graphs.variants import Variant
+from conformance.ops.topk import variants as _variants
+from conformance.ops.topk.variants import Variant
 
 
 @cache
 def all_variants() -> tuple[Variant, ...]:
     """Every variant the suite builds: the union of the variant lists in
-    conformance.graphs.variants (each function `*_variants()` taking no argument), so a
+    conformance.ops.topk.variants (each function `*_variants()` taking no argument), so a
     list added there is found without naming it here."""
     found: dict[str, Variant] = {}
     for name, function in sorted(vars(_variants).items()):

@@ -12,21 +12,21 @@ from typing import Any
 import numpy as np
 
 from backends.base import Backend, BackendCrash, Execution, Graph, PlacementError, Stopwatch
-from conformance.cases.case import Case
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
-from conformance.graphs.directml import build_directml, directml_feeds
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
-from conformance.graphs.onnx import build_onnx, onnx_feeds, onnx_signature
-from conformance.graphs.variants import (
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.directml import build_directml, directml_feeds
+from conformance.ops.topk.judge import Judgement, Outcome, Outputs, Raised, judge
+from conformance.ops.topk.onnx import build_onnx, onnx_feeds, onnx_signature
+from conformance.ops.topk.profiles import Profile
+from conformance.ops.topk.variants import (
     Variant,
     directml_variants,
     onnx_variants,
     openvino_variants,
     outside_graphs,
 )
-from conformance.judging.judge import Judgement, Outcome, Outputs, Raised, judge
-from conformance.judging.profiles import Profile
 from conformance.results.records import Result
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
@@ -74,12 +74,12 @@ class GraphCache:
 
 def signature(graph: Graph) -> str:
     """What makes two graphs the same for graph reuse: an ONNX model's bytes with the graph's
-    name left out, an ov.Model's structure (conformance.graphs.openvino.model_signature); ""
+    name left out, an ov.Model's structure (conformance.ops.topk.openvino.model_signature); ""
     for anything else (DirectML operator descriptions: the bridge keys those itself)."""
     if graph.variant.kind == "onnx":
         return onnx_signature(graph.model)
     if graph.variant.kind == "openvino":
-        from conformance.graphs.openvino import model_signature
+        from conformance.ops.topk.openvino import model_signature
 
         return model_signature(graph.model)
     return ""
@@ -91,7 +91,7 @@ def _build(case: Case, variant: Variant) -> Graph | GraphBuildError | RuntimeRef
             return _build_onnx(case, variant)
         if variant.kind == "directml":
             return Graph(variant, build_directml(case, variant), directml_feeds(case, variant))
-        from conformance.graphs.openvino import build_openvino, openvino_feed_types, openvino_feeds
+        from conformance.ops.topk.openvino import build_openvino, openvino_feed_types, openvino_feeds
 
         return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant),
                      feed_types=openvino_feed_types(variant))

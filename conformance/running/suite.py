@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
 from backends.base import Backend
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.running.runner import GraphCache, all_variants, execute, variants_for
 from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of

@@ -24,12 +24,12 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from backends.base import Availability, Backend, WorkerLaunch
-from conformance.cases.case import Case
 from conformance.core import machine
 from conformance.core.processes import die_with_parent
 from conformance.core.text import exception_text, short_repr
-from conformance.graphs.variants import Variant
-from conformance.judging.judge import Verdict
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.judge import Verdict
+from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.running.runner import GraphCache, all_variants, execute
 

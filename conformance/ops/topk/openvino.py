@@ -12,10 +12,10 @@ import numpy as np
 import openvino as ov
 from openvino import opset1, opset3, opset11
 
-from conformance.cases.case import Case
 from conformance.core.dtypes import name_of
 from conformance.graphs.errors import RuntimeRefused
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 
 X, K = "X", "K"
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from conformance.cases.case import Case
-from conformance.graphs.variants import Variant, directml_index_type
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant, directml_index_type
 
 X = "X"
 DML_OPERATOR_TOP_K = 71

@@ -8,12 +8,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from conformance.cases.case import Case
 from conformance.core import keys
 from conformance.core.dtypes import name_of, to_jsonable
 from conformance.core.keys import better_key
 from conformance.core.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
-from conformance.judging.profiles import Profile
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.profiles import Profile
 
 RULES = (
     "shape", "dtype", "index-range", "index-unique", "gather",

@@ -10,10 +10,10 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from conformance.cases.case import Case
 from conformance.graphs.errors import CheckerRejected
 from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
-from conformance.graphs.variants import Variant
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
 
 X, K, VALUES, INDICES = "X", "K", "Values", "Indices"
 

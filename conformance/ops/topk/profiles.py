@@ -8,7 +8,7 @@ from typing import Any, Literal
 import numpy as np
 
 from conformance.core.dtypes import INDEX_DTYPES
-from conformance.judging.oracle import Order
+from conformance.ops.topk.oracle import Order
 
 Dialect = Literal["onnx", "openvino", "directml"]
 

@@ -11,9 +11,9 @@ from typing import Literal
 
 import onnx.defs
 
-from conformance.cases.case import Case
-from conformance.judging import profiles
-from conformance.judging.profiles import Profile
+from conformance.ops.topk import profiles
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.profiles import Profile
 
 GraphKind = Literal["onnx", "openvino", "directml"]
 KSource = Literal["constant", "input", "attribute"]

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.judging.oracle import Answer, Order, directml_answer, in_order, nan_rows
+from conformance.ops.topk.oracle import Answer, Order, directml_answer, in_order, nan_rows
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""One folder per operator: everything that knows the operator's semantics."""
