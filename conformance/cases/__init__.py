@@ -1,1 +1,1 @@
-"""Stage 1: cases. Case files read and checked (loader, schema), inputs made by generators, element types."""
+"""Stage 1: cases. Case files read and checked (loader, schema), inputs made by generators."""
