@@ -5,15 +5,16 @@ from __future__ import annotations
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
 from conformance.core import machine
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import GraphKind, Variant
+from conformance.operator.graph import Graph as Graph  # where plugins import it from
+from conformance.operator.interfaces import Case, GraphKind, Variant
+from conformance.operator.outcome import Outputs
 
 
 @dataclass(frozen=True)
@@ -23,32 +24,27 @@ class Availability:
 
 
 @dataclass(frozen=True)
-class Graph:
-    """A built graph and the inputs to feed it; `model` is an onnx.ModelProto for ONNX
-    graphs and an openvino.Model for native ones."""
-
-    variant: Variant
-    model: Any
-    feeds: dict[str, np.ndarray[Any, Any]]
-    # OpenVINO element type of a feed numpy cannot carry (a sub-byte K): the array holds
-    # the number, and the OpenVINO backends pack it into that type.
-    feed_types: dict[str, str] = field(default_factory=dict)
-    # onnx.checker's word on an ONNX graph: "" (accepted, or not an ONNX graph), or
-    # "rejected: ..." for the graph of a case that expects an error, built unchecked.
-    checker: str = ""
-    # Graph reuse: equal signatures, the same graph up to its name (`topk_<case id>`), so a
-    # backend may run this graph on the session or compiled model it opened for another
-    # graph with the same signature. "" (reuse off, or a graph nobody vouches for): only the
-    # same Graph object may share one (a repeated case's runs). Optional for backends.
-    signature: str = ""
-
-
-@dataclass(frozen=True)
 class Execution:
-    values: np.ndarray[Any, Any]
-    indices: np.ndarray[Any, Any]
-    placement: str  # what ran the TopK node, as the runtime reports it
+    """What one run() gave: the outputs by the names the graph gives them (Graph.outputs;
+    interface 3), or, from a backend written for interface 2, TopK's `values` and `indices`."""
+
+    values: np.ndarray[Any, Any] | None = None  # interface 2 (TopK's outputs)
+    indices: np.ndarray[Any, Any] | None = None  # interface 2
+    placement: str = ""  # what ran the operator's node, as the runtime reports it
     wrapping: str = ""  # how the node was handed to the provider, if not as built
+    outputs: Mapping[str, np.ndarray[Any, Any]] = field(default_factory=dict)  # interface 3
+
+    @classmethod
+    def named(cls, names: Sequence[str], arrays: Sequence[Any], placement: str, wrapping: str = "") -> Execution:
+        """The arrays a runtime returned in the graph's output order, by the graph's names."""
+        return cls(placement=placement, wrapping=wrapping, outputs=dict(zip(names, arrays, strict=True)))
+
+    def outputs_named(self, names: Sequence[str]) -> Outputs:
+        """The outputs by name; an interface-2 execution gives `values` and `indices`."""
+        if self.outputs:
+            return Outputs(dict(self.outputs))
+        pair = {"values": self.values, "indices": self.indices}
+        return Outputs({name: array for name, array in pair.items() if array is not None})
 
 
 class PlacementError(RuntimeError):
@@ -72,8 +68,14 @@ class PlacementError(RuntimeError):
 #      and the compiling() / executing() timers (compile and execution time in results);
 #      isa() (the instruction-set tier its answers depend on, in every result) and
 #      worker_launch() (an environment, or an emulated CPU, for its worker process).
-INTERFACE_VERSION = 2
-SUPPORTED_INTERFACE_VERSIONS = frozenset({2})
+#   3  operators other than TopK: Graph.outputs names the graph's outputs and run() returns
+#      them by those names (Execution.outputs, or Execution.named); `operators` says which
+#      operators' graphs the backend takes (runs() is asked only for those); Graph moved
+#      to conformance.operator.graph (still importable from here). A plugin written for 2
+#      keeps working: it is given TopK graphs only, and its Execution(values, indices, ...)
+#      is read as TopK's two outputs.
+INTERFACE_VERSION = 3
+SUPPORTED_INTERFACE_VERSIONS = frozenset({2, 3})
 
 
 @dataclass
@@ -107,6 +109,8 @@ class BackendCrash(RuntimeError):
 class Backend(ABC):
     name: str
     kinds: tuple[GraphKind, ...]  # the graph dialects it runs
+    # The operators (case `op`) whose graphs it takes; a plugin of interface 2 takes TopK only.
+    operators: tuple[str, ...] = ("topk",)
     # The interface version the backend implements. The suite's own backends inherit this
     # default; a plugin must set it in its own class (the registry checks that it did).
     interface_version: ClassVar[int] = INTERFACE_VERSION
@@ -142,7 +146,7 @@ class Backend(ABC):
     def runs(self, variant: Variant) -> bool:
         """Whether to build this graph variant for it (a bool). Asked once per variant, in
         its worker process, with availability(), isa() and describe() (workers.probe_here)."""
-        return variant.kind in self.kinds
+        return variant.kind in self.kinds and variant.op in self.operators
 
     def warm_up(self) -> None:
         """Start what the runs need (a worker calls this before its first request, so the

@@ -40,8 +40,8 @@ class OnnxReference(Backend):
                 evaluator = self._evaluators.put(graph, ReferenceEvaluator(graph.model))
         try:
             with self.executing():
-                values, indices = evaluator.run(None, graph.feeds)
+                arrays = evaluator.run(None, graph.feeds)
         except Exception:
             self._evaluators.isolate(graph, evaluator)
             raise
-        return Execution(np.asarray(values), np.asarray(indices), placement="onnx.reference")
+        return Execution.named(graph.outputs, [np.asarray(array) for array in arrays], placement="onnx.reference")

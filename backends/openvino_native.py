@@ -14,6 +14,7 @@ from backends import isa_limit
 from backends.base import Availability, Backend, Execution, Graph, WorkerLaunch
 from backends.compiled import Compiled
 from conformance.core import machine
+from conformance.operator.signatures import model_signature as signature_of
 
 
 @cache
@@ -99,8 +100,6 @@ class OpenVINO(Backend):
             if graph.signature:
                 # ONNX graphs the frontend turns into the same model (TopK-10, -11 and -24 of
                 # one case, mostly) share its compiled model.
-                from conformance.ops.topk.openvino import model_signature as signature_of
-
                 model_signature = signature_of(model)
                 request = self._requests.get_signed(model_signature)
             if request is not None:
@@ -114,8 +113,6 @@ class OpenVINO(Backend):
         return self._requests.put(graph, request)
 
     def run(self, graph: Graph) -> Execution:
-        import openvino as ov
-
         request = self._request(graph)
         feeds = {name: _tensor(value, graph.feed_types.get(name, "")) for name, value in graph.feeds.items()}
         try:
@@ -125,17 +122,8 @@ class OpenVINO(Backend):
             assert self._requests is not None
             self._requests.isolate(graph, request)
             raise
-        values_tensor = request.get_output_tensor(0)
-        if values_tensor.get_element_type().get_type_name() == "bf16":
-            # `.data` shows a bf16 tensor as float16 numbers: copy its bits out instead.
-            shape = tuple(values_tensor.get_shape())
-            bits = np.empty(shape, dtype=np.uint16)
-            values_tensor.copy_to(ov.Tensor(bits, list(shape), ov.Type.bf16))
-            values = bits.view(ml_dtypes.bfloat16)
-        else:
-            values = values_tensor.data.copy()
-        indices = request.get_output_tensor(1).data.copy()
-        return Execution(values, indices, placement=f"OpenVINO {self.device}")
+        arrays = [_array(request.get_output_tensor(i)) for i in range(len(graph.outputs))]
+        return Execution.named(graph.outputs, arrays, placement=f"OpenVINO {self.device}")
 
 
 def _tensor(array: np.ndarray[Any, Any], element_type: str = "") -> Any:
@@ -157,4 +145,18 @@ def _tensor(array: np.ndarray[Any, Any], element_type: str = "") -> Any:
     if array.dtype == ml_dtypes.bfloat16:
         bits = np.ascontiguousarray(array).view(np.uint16)
         return ov.Tensor(bits, list(array.shape), ov.Type.bf16)
+    return array
+
+
+def _array(tensor: Any) -> np.ndarray[Any, Any]:
+    """An output tensor's numbers, copied out of the request."""
+    import openvino as ov
+
+    if tensor.get_element_type().get_type_name() == "bf16":
+        # `.data` shows a bf16 tensor as float16 numbers: copy its bits out instead.
+        shape = tuple(tensor.get_shape())
+        bits = np.empty(shape, dtype=np.uint16)
+        tensor.copy_to(ov.Tensor(bits, list(shape), ov.Type.bf16))
+        return bits.view(ml_dtypes.bfloat16)
+    array: np.ndarray[Any, Any] = tensor.data.copy()
     return array

@@ -25,8 +25,7 @@ from typing import Any
 from backends.base import Availability
 from backends.ort_probe import DeviceIndexedProvider
 from backends.ort_session import ort_module
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import Variant
+from conformance.operator.interfaces import Case, Variant
 
 DEVICE_ENV = "TOPK_DML_DEVICE_ID"
 NO_SOFTWARE_ADAPTER = (

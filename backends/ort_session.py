@@ -107,11 +107,11 @@ class OrtBackend(Backend):
             opened = self._sessions.put(graph, self._open(graph.model))
         try:
             with self.executing():
-                values, indices = opened.session.run(None, graph.feeds)
+                arrays = opened.session.run(None, graph.feeds)
         except Exception:
             self._sessions.isolate(graph, opened)
             raise
-        return Execution(values, indices, placement=self.provider, wrapping=opened.wrapping)
+        return Execution.named(graph.outputs, arrays, placement=self.provider, wrapping=opened.wrapping)
 
     def _open(self, model: onnx.ModelProto) -> _Opened:
         """A session for the graph, placement proven; where the provider declines the graph

@@ -43,9 +43,10 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.figures import Figure, conclude  # noqa: E402
 from benchmarks.tree_memory import peak_of  # noqa: E402
+from conformance.operator.outcome import Outputs  # noqa: E402
 from conformance.ops.topk import profiles  # noqa: E402
 from conformance.ops.topk.case import Case  # noqa: E402
-from conformance.ops.topk.judge import Outputs, judge  # noqa: E402
+from conformance.ops.topk.judge import judge  # noqa: E402
 
 ONNX_SORTED = profiles.onnx(True)
 
@@ -87,7 +88,7 @@ def speed_figures(repeat: int) -> list[Figure]:
         x = rng.standard_normal(shape, dtype=np.float32)
         session = topk_session(k)
         values, indices = session.run(None, {"X": x})
-        out = Outputs(values, indices)
+        out = Outputs({"values": values, "indices": indices})
 
         def fresh_case(x: np.ndarray[Any, Any] = x, k: int = k) -> Case:
             return Case(id="scale", source="benchmarks/scale.py", file=Path("scale.yaml"), x=x, axis=-1, k=k)

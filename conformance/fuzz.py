@@ -49,8 +49,9 @@ from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError, limit, limit_note
+from conformance.operator.interfaces import Variant
+from conformance.ops.registry import operator
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import Variant
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
@@ -553,7 +554,7 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     rules = f" [{', '.join(result.rules)}]" if result.rules else ""
     versions = _versions(info)
     seen = [r for r in finding.all_results if r.verdict not in ("pass", "skip")]
-    k_type = any(variant.k_type for variant in variants_for_result(finding))
+    k_type = any(getattr(variant, "k_type", "") for variant in variants_for_result(finding))
     source = (f"topk-conformance fuzz (hypothesis, seed {finding.seed}): {backend} {graph} K {result.k_source}: "
               f"{result.verdict}{rules}; {versions}")
     lines = [
@@ -620,10 +621,8 @@ def verify(finding: Finding, execute: Executor) -> bool:
 
 
 def variants_for_result(finding: Finding) -> Iterator[Variant]:
-    from conformance.ops.topk.variants import directml_variants, onnx_variants, openvino_variants
-
     wanted = _label(finding.result)
-    return (v for v in onnx_variants() + openvino_variants() + directml_variants() if v.label == wanted)
+    return (v for v in operator(finding.result.op).variants() if v.label == wanted)
 
 
 def findings(session: Session) -> list[Finding]:

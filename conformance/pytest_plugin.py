@@ -18,8 +18,7 @@ from conformance.cases.loader import CaseError, load_file
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.gate import Baseline, BaselineError, compare, read_baseline
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import Variant
+from conformance.operator.interfaces import Case, Variant
 from conformance.repro import repro_note
 from conformance.results.records import Result
 from conformance.running.runner import variants_for

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shlex
 
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import shown
+from conformance.operator.discrepancy import shown
+from conformance.operator.interfaces import Case
+from conformance.ops.registry import operator
 from conformance.results.records import Result
 
 
@@ -19,16 +20,16 @@ def repro_note(case: Case, result: Result) -> str:
         # --case=ID: an id may begin with a dash (`-rf`), which argparse would take for an option.
         "  " + shlex.join(["topk-conformance", "run", f"--cases={case.file}", f"--case={case.id}",
                            f"--backend={result.backend}"]),
-        f"  case: {case.source}; input {case.dtype_name} {list(case.x.shape)}, axis {case.axis}, "
-        f"k {case.k}, largest {case.largest}, sort {case.sort}, stable {case.stable}",
+        f"  case: {case.source}; input {case.dtype_name} {list(case.x.shape)}, {operator(case.op).describe(case)}",
     ]
+    outputs = operator(case.op).outputs
     note = result.discrepancy
     if note:
         lines += [
             f"First discrepancy at sequence {note['sequence']}:",
             f"  input:    {shown(note['input'])}",
-            f"  got:      values {shown(note['values'])} indices {shown(note['indices'])}",
-            f"  {note.get('reference', 'the DirectML answer')}: values {shown(note['expected_values'])} "
-            f"indices {shown(note['expected_indices'])}",
+            "  got:      " + " ".join(f"{name} {shown(note[name])}" for name in outputs),
+            f"  {note.get('reference', 'the DirectML answer')}: "
+            + " ".join(f"{name} {shown(note['expected_' + name])}" for name in outputs),
         ]
     return "\n".join(lines)

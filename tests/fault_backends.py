@@ -215,18 +215,21 @@ class _Unpicklable(str):
 
 
 def _with(execution: Execution, **fields: Any) -> Execution:
-    return dataclasses.replace(execution, **fields)
+    """The execution with some fields replaced: an output by its name, or placement."""
+    outputs = {**execution.outputs, **{k: v for k, v in fields.items() if k in execution.outputs}}
+    rest = {k: v for k, v in fields.items() if k not in execution.outputs}
+    return dataclasses.replace(execution, outputs=outputs, **rest)
 
 
 # On the trigger case, the answer run() gives for each graph variant (by label).
 WRONG_ANSWERS: dict[str, Callable[[Execution], object]] = {
     "onnx-opset1-attribute": lambda e: _with(e, values=None),
     "onnx-opset10-constant": lambda e: _with(e, indices=None),
-    "onnx-opset10-input": lambda e: _with(e, values=e.values.tolist()),
+    "onnx-opset10-input": lambda e: _with(e, values=e.outputs["values"].tolist()),
     "onnx-opset11-constant": lambda e: _with(e, placement=5),
-    "onnx-opset11-input": lambda e: (e.values, e.indices),
+    "onnx-opset11-input": lambda e: (e.outputs["values"], e.outputs["indices"]),
     "onnx-opset11-constant-dynamic-shape": lambda e: _with(e, placement=_Unpicklable("onnx.reference")),
-    "onnx-opset11-input-dynamic-shape": lambda e: _with(e, values=e.values.view(_Cursed)),
+    "onnx-opset11-input-dynamic-shape": lambda e: _with(e, values=e.outputs["values"].view(_Cursed)),
 }
 # The case and variant whose cannot_run() raises.
 CANNOT_RUN_RAISES = ("dml-top-k1-example-2", "onnx-opset11-constant")

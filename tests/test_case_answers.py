@@ -13,7 +13,7 @@ import pytest
 from conformance.cases.loader import CaseSet, load_cases
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.judge import judge, topk_outputs
 
 NEIGHBOUR = """\
   - id: good
@@ -170,7 +170,7 @@ def test_indices_only_expected_is_judged_on_indices_and_gather(tmp_path: Path) -
     profile = profiles.openvino("index", stable=False)
 
     def run(values: list[int], indices: list[int]) -> tuple[str, tuple[str, ...]]:
-        judgement = judge(case, profile, Outputs(np.array(values, np.int32), np.array(indices, np.int32)))
+        judgement = judge(case, profile, topk_outputs(np.array(values, np.int32), np.array(indices, np.int32)))
         return judgement.verdict, judgement.rules
 
     assert run([5, 5, 5], [1, 2, 3]) == ("pass", ())
@@ -185,13 +185,13 @@ def test_judge_names_the_cases_expected_output_when_it_compared_with_it(tmp_path
     case = loaded_case(tmp_path, line_case("expected: {values: [5, 5, 5], indices: [1, 2, 3]}", "index"))
     assert case.reference_source("index") == "the case's expected output"
     unstable = judge(case, profiles.openvino("index", stable=False),
-                     Outputs(np.array([5, 5, 5], np.int32), np.array([2, 3, 4], np.int32)))
+                     topk_outputs(np.array([5, 5, 5], np.int32), np.array([2, 3, 4], np.int32)))
     assert unstable.verdict == "divergent"
     assert "not the case's expected output" in unstable.message
     assert "the case's expected output is [1, 2, 3]" in unstable.message
     assert "DirectML" not in unstable.message
     stable = judge(case, profiles.openvino("index", stable=True),
-                   Outputs(np.array([5, 5, 5], np.int32), np.array([2, 3, 4], np.int32)))
+                   topk_outputs(np.array([5, 5, 5], np.int32), np.array([2, 3, 4], np.int32)))
     assert stable.verdict == "fail"
     assert "the case's expected output is [1, 2, 3]" in stable.message
     assert "DirectML answer" not in stable.message
@@ -200,13 +200,13 @@ def test_judge_names_the_cases_expected_output_when_it_compared_with_it(tmp_path
 def test_judge_names_the_directml_answer_when_it_compared_with_that(tmp_path: Path) -> None:
     without = loaded_case(tmp_path, line_case("", "value"))
     assert without.reference_source("value") == "the DirectML answer"
-    out = Outputs(np.array([5, 5, 5], np.int32), np.array([4, 3, 2], np.int32))
+    out = topk_outputs(np.array([5, 5, 5], np.int32), np.array([4, 3, 2], np.int32))
     unstable = judge(without, profiles.openvino("value", stable=False), out)
     assert unstable.verdict == "divergent"
     assert "not the DirectML answer" in unstable.message
     assert "the DirectML answer is [1, 2, 3]" in unstable.message
     assert "expected output" not in unstable.message
-    onnx = judge(without, profiles.onnx(True), Outputs(out.values, out.indices.astype(np.int64)))
+    onnx = judge(without, profiles.onnx(True), topk_outputs(out["values"], out["indices"].astype(np.int64)))
     assert onnx.verdict == "fail" and "the DirectML answer is [1, 2, 3]" in onnx.message
 
 
@@ -216,6 +216,6 @@ def test_sort_index_case_judged_by_value_compares_with_the_directml_answer(tmp_p
     case = loaded_case(tmp_path, line_case("expected: {values: [5, 5, 5], indices: [1, 2, 3]}", "index"))
     assert case.reference_source("value") == "the DirectML answer"
     judgement = judge(case, profiles.openvino("value", stable=False),
-                      Outputs(np.array([5, 5, 5], np.int32), np.array([3, 2, 1], np.int32)))
+                      topk_outputs(np.array([5, 5, 5], np.int32), np.array([3, 2, 1], np.int32)))
     assert judgement.verdict == "divergent"
     assert "the DirectML answer is [1, 2, 3]" in judgement.message

@@ -14,7 +14,7 @@ import pytest
 from conformance.cases.loader import CaseSet, load_cases
 from conformance.core.dtypes import to_jsonable
 from conformance.ops.topk import profiles
-from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.judge import judge, topk_outputs
 
 
 def load(tmp_path: Path, dtype: str, data: str, rest: str = "") -> CaseSet:
@@ -115,11 +115,11 @@ def test_gather_tells_nan_payloads_apart(tmp_path: Path) -> None:
     def values(*patterns: int) -> np.ndarray[Any, Any]:
         return np.array(patterns, dtype=np.uint32).view(np.float32)
 
-    same = judge(case, profile, Outputs(values(0x7FC0_0001), np.array([0])))
+    same = judge(case, profile, topk_outputs(values(0x7FC0_0001), np.array([0])))
     assert "gather" not in same.rules
-    other_payload = judge(case, profile, Outputs(values(0x7FC0_0002), np.array([0])))
+    other_payload = judge(case, profile, topk_outputs(values(0x7FC0_0002), np.array([0])))
     assert "gather" in other_payload.rules
-    default_nan = judge(case, profile, Outputs(values(0x7FC0_0000), np.array([0])))
+    default_nan = judge(case, profile, topk_outputs(values(0x7FC0_0000), np.array([0])))
     assert "gather" in default_nan.rules
     # The report shows which NaN is which.
     assert default_nan.discrepancy is not None

@@ -18,9 +18,10 @@ from backends.base import Graph
 from backends.compiled import Compiled
 from backends.openvino_native import OpenVINO
 from backends.ort_cpu import OrtCpu
+from conformance.operator.signatures import model_signature, onnx_signature
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.onnx import build_onnx, onnx_signature
-from conformance.ops.topk.openvino import build_openvino, model_signature
+from conformance.ops.topk.onnx import build_onnx
+from conformance.ops.topk.openvino import build_openvino
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.results.timing import flag_cliffs

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conformance.operator.outcome import Judgement, Outputs, Raised
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import RULES, Judgement, Outputs, Raised, judge
+from conformance.ops.topk.judge import RULES, judge, topk_outputs
 from conformance.ops.topk.oracle import Order, directml_answer, in_order
 from conformance.ops.topk.profiles import Profile
 
@@ -35,13 +36,13 @@ def make_case(
 
 
 def outputs(case: Case, values: Any, indices: Any, profile: Profile) -> Outputs:
-    return Outputs(np.array(values, dtype=case.x.dtype), np.array(indices, dtype=profile.index_dtype))
+    return topk_outputs(np.array(values, dtype=case.x.dtype), np.array(indices, dtype=profile.index_dtype))
 
 
 def oracle_outputs(case: Case, profile: Profile) -> Outputs:
     answer = in_order(directml_answer(case.x, case.axis, case.k, case.largest), case.axis,
                       profile.order)
-    return Outputs(answer.values, answer.indices.astype(profile.index_dtype))
+    return topk_outputs(answer.values, answer.indices.astype(profile.index_dtype))
 
 
 def with_indices(case: Case, indices: Any, profile: Profile) -> Outputs:
@@ -49,7 +50,7 @@ def with_indices(case: Case, indices: Any, profile: Profile) -> Outputs:
     the input, so that only selection and order can be wrong."""
     idx = np.array(indices, dtype=np.int64)
     values = np.take_along_axis(case.x, idx, axis=-1)
-    return Outputs(values, idx.astype(profile.index_dtype))
+    return topk_outputs(values, idx.astype(profile.index_dtype))
 
 
 def assert_fails(judgement: Judgement, *rules: str) -> None:
@@ -74,8 +75,8 @@ BASE_INDICES = [[4, 2, 0], [0, 2, 3]]
 def test_base_answer_is_what_the_rules_below_corrupt() -> None:
     case = make_case(BASE, 3)
     out = oracle_outputs(case, ONNX_SORTED)
-    assert out.values.tolist() == BASE_VALUES
-    assert out.indices.tolist() == BASE_INDICES
+    assert out["values"].tolist() == BASE_VALUES
+    assert out["indices"].tolist() == BASE_INDICES
     assert_passes(judge(case, ONNX_SORTED, out))
 
 
@@ -117,7 +118,7 @@ def test_failure_names_the_broken_sequence(name: str) -> None:
 )
 def test_dtype_rule(values_dtype: str, index_dtype: str) -> None:
     case = make_case(BASE, 3)
-    out = Outputs(np.array(BASE_VALUES, dtype=values_dtype), np.array(BASE_INDICES, dtype=index_dtype))
+    out = topk_outputs(np.array(BASE_VALUES, dtype=values_dtype), np.array(BASE_INDICES, dtype=index_dtype))
     judgement = judge(case, ONNX_SORTED, out)
     assert_fails(judgement, "dtype")
     assert judgement.rules == ("dtype",)
@@ -125,7 +126,7 @@ def test_dtype_rule(values_dtype: str, index_dtype: str) -> None:
 
 def test_float_indices_break_dtype() -> None:
     case = make_case(BASE, 3)
-    out = Outputs(np.array(BASE_VALUES, dtype=np.float32), np.array(BASE_INDICES, dtype=np.float32))
+    out = topk_outputs(np.array(BASE_VALUES, dtype=np.float32), np.array(BASE_INDICES, dtype=np.float32))
     assert_fails(judge(case, ONNX_SORTED, out), "dtype")
 
 
@@ -143,7 +144,7 @@ def test_float_indices_break_dtype() -> None:
 )
 def test_index_dtype_per_dialect(profile: Profile, index_dtype: str, ok: bool) -> None:
     case = make_case(BASE, 3)
-    out = Outputs(np.array(BASE_VALUES, dtype=np.float32), np.array(BASE_INDICES, dtype=index_dtype))
+    out = topk_outputs(np.array(BASE_VALUES, dtype=np.float32), np.array(BASE_INDICES, dtype=index_dtype))
     judgement = judge(case, profile, out)
     if ok:
         assert_passes(judgement)
@@ -398,9 +399,9 @@ def test_nan_payload_must_be_kept() -> None:
     payload = np.array([quiet | 1], dtype=np.uint32).view(np.float32)
     case = make_case([1.0, payload[0], 3.0], 1)
     assert case.x.view(np.uint32)[1] == quiet | 1
-    same = Outputs(case.x[1:2].copy(), np.array([1], dtype=np.int64))
+    same = topk_outputs(case.x[1:2].copy(), np.array([1], dtype=np.int64))
     assert_passes(judge(case, ONNX_SORTED, same))
-    canonical = Outputs(np.array([np.nan], dtype=np.float32), np.array([1], dtype=np.int64))
+    canonical = topk_outputs(np.array([np.nan], dtype=np.float32), np.array([1], dtype=np.int64))
     assert_fails(judge(case, ONNX_SORTED, canonical), "gather")
 
 
@@ -415,11 +416,11 @@ def test_divergent_names_the_first_differing_sequence() -> None:
     case = make_case(x, 2, axis=1)
     profile = profiles.openvino("value", False)
     right = oracle_outputs(case, profile)
-    assert right.indices[1, :, 2].tolist() == [1, 0]
+    assert right["indices"][1, :, 2].tolist() == [1, 0]
     assert_passes(judge(case, profile, right))
-    indices = right.indices.copy()
+    indices = right["indices"].copy()
     indices[1, :, 2] = [1, 3]
-    out = Outputs(np.take_along_axis(x, indices.astype(np.int64), axis=1), indices)
+    out = topk_outputs(np.take_along_axis(x, indices.astype(np.int64), axis=1), indices)
     judgement = judge(case, profile, out)
     assert_passes(judgement, "divergent")
     assert judgement.discrepancy is not None
@@ -428,7 +429,7 @@ def test_divergent_names_the_first_differing_sequence() -> None:
     assert judgement.discrepancy["expected_indices"] == [1, 0]
     # The same output breaks the strict dialects.
     strict = profiles.openvino("value", True)
-    strict_out = Outputs(out.values, out.indices.astype(strict.index_dtype))
+    strict_out = topk_outputs(out["values"], out["indices"].astype(strict.index_dtype))
     assert_fails(judge(case, strict, strict_out), "selection")
 
 
@@ -445,7 +446,7 @@ def test_expected_error_raised_passes() -> None:
 
 
 def test_expected_error_with_outputs_fails() -> None:
-    out = Outputs(np.array([3.0, 2.0, 1.0], dtype=np.float32), np.array([2, 1, 0], dtype=np.int64))
+    out = topk_outputs(np.array([3.0, 2.0, 1.0], dtype=np.float32), np.array([2, 1, 0], dtype=np.int64))
     judgement = judge(error_case(), ONNX_SORTED, out)
     assert_fails(judgement, "error")
     assert judgement.rules == ("error",)
@@ -514,7 +515,7 @@ def test_domain_of_nan_and_unordered_output() -> None:
 def test_k_zero_gives_empty_outputs() -> None:
     case = make_case(BASE, 0)
     out = oracle_outputs(case, ONNX_SORTED)
-    assert out.values.shape == (2, 0)
+    assert out["values"].shape == (2, 0)
     assert_passes(judge(case, ONNX_SORTED, out))
     assert_fails(judge(case, ONNX_SORTED, outputs(case, [[5], [9]], [[4], [0]], ONNX_SORTED)),
                  "shape")
@@ -527,7 +528,7 @@ def test_large_sequence() -> None:
     out = oracle_outputs(case, ONNX_SORTED)
     assert_passes(judge(case, ONNX_SORTED, out))
     # Swapping the first and last selected positions breaks the order.
-    values, indices = out.values.copy(), out.indices.copy()
+    values, indices = out["values"].copy(), out["indices"].copy()
     values[0, [0, -1]] = values[0, [-1, 0]]
     indices[0, [0, -1]] = indices[0, [-1, 0]]
-    assert_fails(judge(case, ONNX_SORTED, Outputs(values, indices)), "order")
+    assert_fails(judge(case, ONNX_SORTED, topk_outputs(values, indices)), "order")

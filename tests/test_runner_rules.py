@@ -255,9 +255,9 @@ class Scripted(OnnxReference):
             raise BackendCrash("injected: the runtime's process died")
         execution = super().run(graph)
         if action == "swap":
-            indices = execution.indices.copy()
+            indices = execution.outputs["indices"].copy()
             indices[0, 0, 2, [1, 2]] = indices[0, 0, 2, [2, 1]]  # the row of four 6s
-            return dataclasses.replace(execution, indices=indices)
+            return dataclasses.replace(execution, outputs={**execution.outputs, "indices": indices})
         return execution
 
 

@@ -98,7 +98,7 @@ def test_the_bridge_serves_both_backends_from_one_process(ort_dml: OrtDmlWine) -
     case = _case(np.array([[1, 2, 2, 3], [3, 4, 5, 5]], dtype=np.float32), 3)
     operator = DirectMLOperator(DML_OPERATOR_TOP_K1, 1, 3, 1, "uint32")
     execution = DirectMLWine(SETUP).run_on(ort_dml.bridge(), Graph(directml_variants()[0], operator, {"X": case.x}))
-    assert execution.indices.tolist() == [[3, 1, 2], [2, 3, 1]]
+    assert execution.outputs_named(("values", "indices"))["indices"].tolist() == [[3, 1, 2], [2, 3, 1]]
 
 
 # --- proof before results -------------------------------------------------------------

@@ -7,36 +7,13 @@ from __future__ import annotations
 
 import contextlib
 from abc import abstractmethod
-from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from backends.base import Availability, Backend, BackendCrash, Execution, Graph
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import Outputs, judge
-from conformance.ops.topk.variants import Variant
+from conformance.ops.registry import OPERATORS
 from conformance.running.runner import GraphCache
-
-# The documented DML_TOP_K1 examples 3 and 4 (ties, both directions, two axes) and a
-# tie-heavy 64x1000 input (values 0..3) with K=16: small enough to run in about a second.
-_DOCUMENTED_TIES = np.array([[[[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]]]], dtype=np.float32)
-_TIE_HEAVY = np.random.default_rng(20261121).integers(0, 4, size=(64, 1000)).astype(np.float32)
-
-
-def proof_cases() -> list[Case]:
-    cases = []
-    for name, x, axis, k in (("documented-ties", _DOCUMENTED_TIES, 3, 3),
-                             ("documented-ties-axis2", _DOCUMENTED_TIES, 2, 2),
-                             ("tie-heavy-64x1000", _TIE_HEAVY, 1, 16)):
-        for largest in (True, False):
-            cases.append(Case(
-                id=f"proof-{name}-{'largest' if largest else 'smallest'}", source="known-answer proof",
-                file=Path("<proof>"), x=x, axis=axis, k=k, largest=largest, tags=("proof",),
-            ))
-    return cases
 
 
 class ProofFailed(RuntimeError):
@@ -63,10 +40,6 @@ class BridgedBackend(Backend):
     @abstractmethod
     def run_on(self, bridge: Bridge, graph: Graph) -> Execution:
         """One graph on this bridge."""
-
-    @abstractmethod
-    def proof_variants(self) -> list[Variant]:
-        """The graph variants the proof runs every known input through."""
 
     def availability(self) -> Availability:
         if self._status is None and self._bridge is not None and self._bridge.alive:
@@ -106,13 +79,14 @@ class BridgedBackend(Backend):
         return bridge
 
     def _prove(self, bridge: Bridge) -> None:
+        """Every operator's known-answer inputs (its record's `proof`) through the variants of
+        the dialects this backend runs, each judged a pass before any result is given."""
         graphs = GraphCache()
-        for case in proof_cases():
-            for variant in self.proof_variants():
-                if variant.cannot_express(case):
-                    continue  # DML_TOP_K has no increasing direction
-                execution = self.run_on(bridge, graphs.get(case, variant))
-                verdict = judge(case, variant.profile(case), Outputs(execution.values, execution.indices))
+        for operator in (OPERATORS[name] for name in self.operators if name in OPERATORS):
+            for case, variant in [pair for kind in self.kinds for pair in operator.proof(kind)]:
+                graph = graphs.get(case, variant)
+                execution = self.run_on(bridge, graph)
+                verdict = operator.judge(case, variant.profile(case), execution.outputs_named(graph.outputs))
                 if verdict.verdict != "pass":
                     raise ProofFailed(
                         f"the bridge failed its known-answer proof ({case.id}, {variant.graph}): "

@@ -54,7 +54,7 @@ class DirectMLWine(BridgedBackend):
         except ValueError:
             return 0
 
-    def cannot_run(self, case: Case, variant: Variant) -> str | None:
+    def cannot_run(self, case: Case, variant: Variant) -> str | None:  # type: ignore[override]
         """A type the documents' table lists but this device reports unsupported is a skip
         with that reason; a type outside the table is run (outside the defined domain)."""
         if not self._info:

@@ -15,7 +15,6 @@ from backends.ort_session import FALLBACK_REFUSED, OrtBackend
 from backends.wine.bridge import OP_DML_INFO, OP_ORT_INFO, OP_ORT_RUN, Bridge, BridgeRefused, Payload, parse_info
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
-from conformance.ops.topk.variants import Variant
 
 DML_PROVIDER = "DmlExecutionProvider"
 
@@ -42,9 +41,6 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
                 raise PlacementError(f"{self.provider} declined the TopK node") from None
             raise
 
-    def proof_variants(self) -> list[Variant]:
-        return [Variant("onnx", 11, "constant"), Variant("onnx", 11, "input")]
-
     def query(self, bridge: Bridge) -> dict[str, str]:
         ort = parse_info(bridge.call(OP_ORT_INFO).text())
         if DML_PROVIDER not in ort.get("providers", "").split(","):
@@ -66,9 +62,10 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
             model = onnx.ModelProto()
             model.CopyFrom(graph.model)
             model.graph.name = "topk"
-        return self._run_bridged(bridge, model, graph.feeds, wrapping="")
+        return self._run_bridged(bridge, model, graph.feeds, graph.outputs, wrapping="")
 
-    def _run_bridged(self, bridge: Bridge, model: onnx.ModelProto, feeds: dict[str, Any], wrapping: str) -> Execution:
+    def _run_bridged(self, bridge: Bridge, model: onnx.ModelProto, feeds: dict[str, Any], names: tuple[str, ...],
+                     wrapping: str) -> Execution:
         serialized = model.SerializeToString()
         payload = Payload().string(hashlib.sha256(serialized).hexdigest()).blob(serialized).u32(len(feeds))
         for name, array in feeds.items():
@@ -88,7 +85,7 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         outputs = [reply.tensor() for _ in range(count)]
         placement = reply.string()
         self.check_record(placement)
-        return Execution(outputs[0], outputs[1], placement=f"{DML_PROVIDER} (Wine; {placement})", wrapping=wrapping)
+        return Execution.named(names, outputs, placement=f"{DML_PROVIDER} (Wine; {placement})", wrapping=wrapping)
 
     def check_record(self, record: str) -> None:
         """The bridge's copy of ONNX Runtime's assignment record: "TopK:<name>=<provider>;"."""

@@ -9,7 +9,6 @@ environment variable that raises it (TOPK_MAX_FILE_BYTES, ...; see docs/broken-i
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from collections.abc import Iterable, Sequence
@@ -25,7 +24,6 @@ import yaml
 
 from conformance.cases.generators import GeneratorError, generate
 from conformance.core.dtypes import DTYPES, ValueError_, array_from_flat, convert_scalar, fast_array
-from conformance.core.keys import has_nan
 from conformance.core.safe_yaml import (
     FileRefused,
     Limits,
@@ -40,13 +38,11 @@ from conformance.core.safe_yaml import (
     read_text,
     yaml_message,
 )
-from conformance.core.sequences import output_shape
 from conformance.core.tool_input import field_path, strict_integer
-from conformance.ops.topk import profiles
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import Judgement, Outputs, judge
-from conformance.ops.topk.oracle import Answer
-from conformance.ops.topk.variants import known_graph_names, unknown_graph_entries
+from conformance.operator.graph import unknown_graph_entries
+from conformance.operator.interfaces import Case
+from conformance.operator.record import CaseFieldError, CaseSource, Operator
+from conformance.ops.registry import DEFAULT, OPERATORS
 
 
 @dataclass(frozen=True)
@@ -67,16 +63,12 @@ class CaseSet:
     errors: list[CaseError] = field(default_factory=list)
 
 
-class _Bad(Exception):
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
+_Bad = CaseFieldError  # a field's problem, raised while a case is built
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 NOT_YET_BUILT = ("argmax", "argmin")  # contract section 6's other operators (issue 18)
+# The fields every case has, whatever its operator (the operator's record adds its own).
+COMMON_FIELDS = ("id", "op", "source", "tags", "input", "expect_error", "graphs", "repeat")
 
 
 
@@ -100,16 +92,28 @@ def case_schema() -> dict[str, Any]:
 
 
 
+def operator_case_schema(operator: Operator[Any, Any]) -> dict[str, Any]:
+    """The schema of one operator's cases: the shipped schema's definitions, its case
+    holding the common fields and the operator's own."""
+    defs = dict(case_schema()["$defs"])
+    common = defs["case"]
+    properties = {name: common["properties"][name] for name in COMMON_FIELDS}
+    properties["op"] = {"const": operator.name}
+    defs["case"] = {
+        **common,
+        "required": sorted({"id", "source", "input", *operator.required_fields}),
+        "properties": {**properties, **operator.case_fields},
+    }
+    return {"$ref": "#/$defs/case", "$defs": defs}
+
+
 @cache
-def _case_validator() -> jsonschema.protocols.Validator:
-    schema = case_schema()
+def _case_validator(op: str) -> jsonschema.protocols.Validator:
     base = jsonschema.Draft202012Validator
     strict = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
         base, type_checker=base.TYPE_CHECKER.redefine("integer", strict_integer)
     )
-    validator: jsonschema.protocols.Validator = strict(
-        {"$ref": "#/$defs/case", "$defs": schema["$defs"]}
-    )
+    validator: jsonschema.protocols.Validator = strict(operator_case_schema(OPERATORS[op]))
     return validator
 
 
@@ -251,53 +255,40 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
         if found is not None:
             raise _Bad(*found)
     if not isinstance(raw, dict):
-        raise _Bad("case", f"a case is a mapping (id, source, input, axis, k, ...), not a {_kind(raw)}")
-    op = raw.get("op", "topk")
-    if isinstance(op, str) and op not in ("topk", *NOT_YET_BUILT):
-        raise _Bad("op", f"{op!r} names no operator of the contract (topk, {', '.join(NOT_YET_BUILT)})")
-    if op in NOT_YET_BUILT:
+        raise _Bad("case", f"a case is a mapping (id, source, input, ...), not a {_kind(raw)}")
+    op = raw.get("op", DEFAULT)
+    if isinstance(op, str) and op in NOT_YET_BUILT:
         raise _Bad("op", f"{op!r} is an operator of the contract (section 6) that this version does not run yet; "
                    "its cases cannot be loaded")
-    _check_schema(raw)
-    for position, entry in enumerate(raw.get("graphs", ())):
-        if unknown_graph_entries([entry]):
-            raise _Bad(f"graphs[{position}]", f"{entry!r} names no graph the suite builds (names: "
-                       f"{', '.join(sorted(known_graph_names()))}; a prefix ending at a dash selects several)")
+    if not isinstance(op, str) or op not in OPERATORS:
+        raise _Bad("op", f"{op!r} names no operator of the contract ({', '.join([*OPERATORS, *NOT_YET_BUILT])})")
+    operator = OPERATORS[op]
+    _check_schema(raw, op)
+    unknown = unknown_graph_entries(raw.get("graphs", ()), operator.graph_names)
+    if unknown:
+        position = list(raw["graphs"]).index(unknown[0])
+        raise _Bad(f"graphs[{position}]", f"{unknown[0]!r} names no graph the suite builds (names: "
+                   f"{', '.join(sorted(operator.graph_names))}; a prefix ending at a dash selects several)")
     spec = raw["input"]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])
     _check_size(shape, limits)
-    axis, k = raw["axis"], raw["k"]
-    if not -len(shape) <= axis < len(shape):
-        raise _Bad("axis", f"{axis} is out of range for rank {len(shape)} (valid: {-len(shape)}..{len(shape) - 1})")
-    if not _INT64_MIN <= k <= _INT64_MAX:  # the schema says so too; K is made an int64 tensor below
-        raise _Bad("k", f"{k} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); K is an int64 in every graph")
-    if "data" in spec:
-        x = _tensor(spec["data"], shape, dtype, "input.data")
-    else:
+
+    def make_input(axis: int) -> np.ndarray[Any, Any]:
+        if "data" in spec:
+            return _tensor(spec["data"], shape, dtype, "input.data")
         try:
-            x = generate(spec["generator"], dtype, shape, axis)
+            return generate(spec["generator"], dtype, shape, axis)
         except GeneratorError as exc:
             raise _Bad("input.generator" + (f".{exc.field}" if exc.field else ""), str(exc)) from None
-    n = shape[axis]
-    expect_error = raw.get("expect_error", False)
-    if not 0 <= k <= n and not expect_error:
-        raise _Bad("k", f"{k} is outside [0, {n}] for axis {axis}; a case that wants an error says expect_error: true")
-    out_shape = output_shape(shape, axis % len(shape), k)
-    expected = _answer(raw["expected"], out_shape, x, axis, "expected") if "expected" in raw else None
-    expected_any = tuple(
-        _answer(answer, out_shape, x, axis, f"expected_any[{i}]")
-        for i, answer in enumerate(raw.get("expected_any", []))
+
+    source = CaseSource(
+        raw=raw, id=raw["id"], source=raw["source"], file=path, tags=tuple(raw.get("tags", [])),
+        expect_error=raw.get("expect_error", False), graphs=tuple(raw.get("graphs", ())),
+        repeat=raw.get("repeat", 1), input_spec=dict(spec), shape=shape, dtype=dtype,
+        make_input=make_input, tensor=_tensor,
     )
-    case = Case(
-        id=raw["id"], source=raw["source"], file=path, x=x, axis=axis, k=k,
-        largest=raw.get("largest", True), sort=raw.get("sort", "value"),
-        stable=raw.get("stable"), index_type=raw.get("index_type"),
-        tags=tuple(raw.get("tags", [])), expected=expected, expected_any=expected_any,
-        expect_error=expect_error, graphs=tuple(raw.get("graphs", ())), repeat=raw.get("repeat", 1),
-        input_spec=dict(spec),
-    )
-    _check_expected(case)
+    case: Case = operator.load_case(source)
     return case
 
 
@@ -337,8 +328,8 @@ def _schema_view(raw: Any) -> Any:
     return view
 
 
-def _check_schema(raw: Any) -> None:
-    error = jsonschema.exceptions.best_match(_case_validator().iter_errors(_schema_view(raw)))
+def _check_schema(raw: Any, op: str) -> None:
+    error = jsonschema.exceptions.best_match(_case_validator(op).iter_errors(_schema_view(raw)))
     if error is None:
         return
     where = field_path(error.absolute_path)
@@ -353,9 +344,9 @@ def _check_schema(raw: Any) -> None:
         raise _Bad("input", "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
         raise _Bad("expected_any", "give either 'expected' or 'expected_any', not both")
-    if error.validator in ("minimum", "maximum") and where in ("k", "axis"):
+    if error.validator in ("minimum", "maximum") and error.schema.get(error.validator) in (_INT64_MIN, _INT64_MAX):
         raise _Bad(where, f"{error.instance} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); "
-                   f"{'K' if where == 'k' else 'the axis'} is an int64 in every graph")
+                   f"'{where}' is an int64 in every graph")
     raise _Bad(where or "case", error.message)
 
 
@@ -385,81 +376,3 @@ def _flatten(data: Any, shape: tuple[int, ...], dtype: np.dtype[Any], where: str
         raise _Bad(where, f"{len(data)} elements where the shape wants {shape[0]}")
     for i, item in enumerate(data):
         _flatten(item, shape[1:], dtype, f"{where}[{i}]", out)
-
-
-def _answer(raw: dict[str, Any], shape: tuple[int, ...], x: np.ndarray[Any, Any], axis: int, where: str) -> Answer:
-    """An expected output. Without `values` (the source checks the indices only) the values
-    are the input's at the indices, so that comparing them adds nothing to the indices and
-    the gather rule."""
-    n = x.shape[axis]
-    indices = _tensor(raw["indices"], shape, np.dtype(np.int64), f"{where}.indices")
-    if indices.size and not ((indices >= 0) & (indices < n)).all():
-        raise _Bad(f"{where}.indices", f"an index outside [0, {n})")
-    if "values" not in raw:
-        return Answer(np.take_along_axis(x, indices, axis=axis), indices, values_given=False)
-    return Answer(_tensor(raw["values"], shape, x.dtype, f"{where}.values"), indices)
-
-
-# --- a case's own expected outputs, judged as if a backend had produced them ---------------
-
-
-def _check_expected(case: Case) -> None:
-    """`expected` must be the DirectML answer in the case's own sort order (by value, ties by
-    ascending index; by ascending index; the same selection for sort: none), and each of
-    `expected_any` a valid output under the loosest of the three documents' rules (OpenVINO
-    stable=false in the case's sort order). The DirectML rule defines nothing for an input
-    with NaN, and a case that expects an error has no output: those are not checked."""
-    with np.errstate(invalid="ignore"):  # a signalling NaN widened to float64 is no error
-        nan = has_nan(case.x)
-    if case.expect_error or nan:
-        return
-    # The same case without its answers: the judge then compares with the DirectML answer.
-    bare = dataclasses.replace(case, expected=None, expected_any=())
-    if case.expected is not None:
-        strict = {
-            "value": profiles.directml(),
-            "index": profiles.openvino("index", stable=True),
-            "none": profiles.onnx(sorted_=False),  # lowest-indexed ties selected, no order
-        }[case.sort]
-        _check_answer(bare, case.expected, strict, "expected", "the DirectML rule", strict=True)
-    loose = profiles.openvino(case.sort, stable=False)
-    for i, answer in enumerate(case.expected_any):
-        _check_answer(bare, answer, loose, f"expected_any[{i}]", loose.label, strict=False)
-
-
-def _check_answer(case: Case, answer: Answer, profile: profiles.Profile, where: str, rule: str, strict: bool) -> None:
-    def verdict_ok(judgement: Judgement) -> bool:
-        return judgement.verdict == "pass" or (not strict and judgement.verdict == "divergent")
-
-    indices = answer.indices.astype(profile.index_dtype)
-    whole = judge(case, profile, Outputs(answer.values, indices))
-    if verdict_ok(whole):
-        return
-    # Which field is wrong: the indices if they fail on their own (with the input's values
-    # at them), else the values.
-    gathered = np.take_along_axis(case.x, answer.indices, axis=case.axis_index)
-    alone = judge(case, profile, Outputs(gathered, indices))
-    if not verdict_ok(alone):
-        raise _Bad(f"{where}.indices", _broken(alone, "indices", rule, strict, case.sort))
-    raise _Bad(f"{where}.values", _broken(whole, "values", rule, strict, case.sort))
-
-
-def _broken(judgement: Judgement, field: str, rule: str, strict: bool, sort: str) -> str:
-    note = judgement.discrepancy or {}
-    sequence = note.get("sequence")
-    where = f"sequence {sequence}" if sequence else "the sequence"  # [] for a 1-D input
-    what = f"{', '.join(judgement.rules)} broken" if judgement.rules else "not the DirectML answer"
-    text = f"{where}: {what} under {rule}"
-    if not strict:
-        text += " (the loosest of the three documents' rules)"
-    if field == "values":
-        text += f": values {note.get('values')} are not the input's at indices {note.get('indices')}"
-    else:
-        text += f"; got indices {note.get('indices')}"
-    if strict and field == "values":
-        text += f"; the DirectML answer (sort={sort}) has values {note.get('expected_values')}"
-    elif strict and sort == "none":
-        text += f", the DirectML answer selects {sorted(note.get('expected_indices', []))} (sort=none: in any order)"
-    elif strict:
-        text += f", the DirectML answer (sort={sort}) is {note.get('expected_indices')}"
-    return text

@@ -13,8 +13,9 @@ from typing import Any
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
+from conformance.operator.discrepancy import kept_elements
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import RULES, kept_elements
+from conformance.ops.topk.judge import RULES
 from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile
@@ -104,7 +105,7 @@ def load_case_infos(results: Sequence[Result]) -> dict[str, CaseInfo]:
             return
         for case in loaded.cases:
             if case.id in wanted and case.id not in found:
-                found[case.id] = CaseInfo(case, _shown(case.file))
+                found[case.id] = CaseInfo(case, _shown(case.file))  # type: ignore[arg-type]
 
     files = list(dict.fromkeys(getattr(r, "case_file", "") for r in results))
     paths = [p for p in (_resolve(f) for f in files if f) if p is not None]

@@ -3,41 +3,21 @@
 
 from __future__ import annotations
 
-import inspect
 from functools import cache
 
-from conformance.ops.topk import variants as _variants
-from conformance.ops.topk.variants import Variant
-
-
-@cache
-def all_variants() -> tuple[Variant, ...]:
-    """Every variant the suite builds: the union of the variant lists in
-    conformance.ops.topk.variants (each function `*_variants()` taking no argument), so a
-    list added there is found without naming it here."""
-    found: dict[str, Variant] = {}
-    for name, function in sorted(vars(_variants).items()):
-        if not name.endswith("_variants") or not inspect.isfunction(function):
-            continue
-        parameters = inspect.signature(function).parameters.values()
-        if any(p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-               for p in parameters):
-            continue
-        for variant in function():
-            if isinstance(variant, Variant):
-                found.setdefault(variant.label, variant)
-    return tuple(found.values())
+from conformance.operator.interfaces import Variant
+from conformance.ops.registry import all_variants
 
 
 def result_k_source(variant: Variant) -> str:
     """The `k_source` field the variant's results carry (with the suffix that tells K's type
     or symbolic input dimensions apart, where variants have one)."""
-    return str(getattr(variant, "k_label", variant.k_source))
+    return variant.k_label
 
 
-def variant_for(graph: str, k_source: str) -> Variant | None:
-    """The variant whose results carry this `graph` and `k_source`, or None."""
-    return next((v for v in all_variants() if (v.graph, result_k_source(v)) == (graph, k_source)), None)
+def variant_for(graph: str, k_source: str, op: str = "topk") -> Variant | None:
+    """The variant of the operator whose results carry this `graph` and `k_source`, or None."""
+    return next((v for v in all_variants() if (v.op, v.graph, result_k_source(v)) == (op, graph, k_source)), None)
 
 
 @cache

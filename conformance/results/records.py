@@ -14,7 +14,7 @@ from typing import Any
 from conformance.core import machine
 from conformance.core.atomic_files import atomic_write_text
 from conformance.core.tool_input import InputError, check, parse_json, read_text
-from conformance.ops.topk.judge import Domain, Verdict
+from conformance.operator.outcome import Domain, Verdict
 
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (

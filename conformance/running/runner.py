@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,35 +15,24 @@ from backends.base import Backend, BackendCrash, Execution, Graph, PlacementErro
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.directml import build_directml, directml_feeds
-from conformance.ops.topk.judge import Judgement, Outcome, Outputs, Raised, judge
-from conformance.ops.topk.onnx import build_onnx, onnx_feeds, onnx_signature
-from conformance.ops.topk.profiles import Profile
-from conformance.ops.topk.variants import (
-    Variant,
-    directml_variants,
-    onnx_variants,
-    openvino_variants,
-    outside_graphs,
-)
+from conformance.operator.graph import outside_graphs
+from conformance.operator.interfaces import Case, Variant, variant_key
+from conformance.operator.outcome import Judgement, Outcome, Outputs, Raised
+from conformance.operator.signatures import signature
+from conformance.ops.registry import all_variants, operator
 from conformance.results.records import Result
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
 
 
-def all_variants() -> list[Variant]:
-    """Every graph variant of every dialect, in the order results are given."""
-    return onnx_variants() + openvino_variants() + directml_variants()
-
-
 def variants_for(backend: Backend, case: Case | None = None, takes: Collection[str] | None = None) -> list[Variant]:
     """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on).
-    `takes`: the labels of the variants it takes, as its worker answered (workers.takes_of);
+    `takes`: the keys (variant_key) of the variants it takes, as its worker answered (workers.takes_of);
     without it, backend.runs() is asked here (a backend's own code, in this process)."""
-    return [v for v in all_variants()
-            if (backend.runs(v) if takes is None else v.label in takes) and (case is None or v.runs_on(case))]
+    variants = all_variants() if case is None else operator(case.op).variants()
+    return [v for v in variants
+            if (backend.runs(v) if takes is None else variant_key(v) in takes) and (case is None or v.runs_on(case))]
 
 
 @dataclass
@@ -57,7 +46,7 @@ class GraphCache:
     reuse: bool = True
 
     def get(self, case: Case, variant: Variant) -> Graph:
-        key = (case.id, variant.label)
+        key = (case.id, variant_key(variant))
         if key not in self.built:
             built = _build(case, variant)
             if self.reuse and isinstance(built, Graph):
@@ -72,45 +61,14 @@ class GraphCache:
         self.built.clear()
 
 
-def signature(graph: Graph) -> str:
-    """What makes two graphs the same for graph reuse: an ONNX model's bytes with the graph's
-    name left out, an ov.Model's structure (conformance.ops.topk.openvino.model_signature); ""
-    for anything else (DirectML operator descriptions: the bridge keys those itself)."""
-    if graph.variant.kind == "onnx":
-        return onnx_signature(graph.model)
-    if graph.variant.kind == "openvino":
-        from conformance.ops.topk.openvino import model_signature
-
-        return model_signature(graph.model)
-    return ""
-
-
 def _build(case: Case, variant: Variant) -> Graph | GraphBuildError | RuntimeRefused:
     try:
-        if variant.kind == "onnx":
-            return _build_onnx(case, variant)
-        if variant.kind == "directml":
-            return Graph(variant, build_directml(case, variant), directml_feeds(case, variant))
-        from conformance.ops.topk.openvino import build_openvino, openvino_feed_types, openvino_feeds
-
-        return Graph(variant, build_openvino(case, variant), openvino_feeds(case, variant),
-                     feed_types=openvino_feed_types(variant))
+        graph: Graph = operator(case.op).build(case, variant)
+        return graph
     except (GraphBuildError, RuntimeRefused) as exc:
         return exc
     except Exception as exc:  # the suite's own builder failed (not a runtime's API)
         return GraphBuildError(f"graph not built: {type(exc).__name__}: {exc}")
-
-
-def _build_onnx(case: Case, variant: Variant) -> Graph:
-    try:
-        return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant))
-    except CheckerRejected as rejected:
-        if not case.expect_error:
-            raise
-        # The case wants the runtime's own refusal: the runtime gets the graph regardless,
-        # and the checker's word is kept beside the runtime's verdict.
-        model = build_onnx(case, variant, check=False)
-        return Graph(variant, model, onnx_feeds(case, variant), checker=f"rejected: {rejected.reason}")
 
 
 @dataclass(frozen=True)
@@ -141,6 +99,7 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         return Result(**base, verdict="skip", message=reason)
     profile = variant.profile(case)
     base["profile"] = profile.label
+    judge = operator(case.op).judge
     try:
         graph = graphs.get(case, variant)
     except CheckerRejected as exc:
@@ -162,12 +121,12 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         outcome: Outcome
         try:
             execution = backend.run(graph)
-            wrong = wrong_execution(execution)
+            wrong = wrong_execution(execution, graph.outputs)
             if wrong:  # not judged: the answer is not one (nor a refusal)
                 timing.add(watch)
                 return Result(**base, verdict="error", message=f"the backend's run() returned {wrong}",
                               seconds=time.perf_counter() - started, **timing.fields())
-            outcome = Outputs(execution.values, execution.indices)
+            outcome = execution.outputs_named(graph.outputs)
             placement, wrapping = execution.placement, execution.wrapping
         except BackendCrash as exc:
             timing.add(watch)
@@ -186,13 +145,22 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
     return _result(base, case, profile, runs, placement, wrapping, timing)
 
 
-def wrong_execution(execution: object) -> str:
+def wrong_execution(execution: object, names: tuple[str, ...]) -> str:
     """What is wrong with what a backend's run() returned ("" if nothing): an Execution
-    of two numpy arrays and str placement and wrapping."""
+    with a numpy array for each of the graph's outputs `names` (by name; or, from a backend
+    of interface 2, `values` and `indices`) and str placement and wrapping."""
     if not isinstance(execution, Execution):
         return f"{short_repr(execution)}, not an Execution"
-    for name in ("values", "indices"):
-        array = getattr(execution, name)
+    outputs = execution.outputs
+    if not isinstance(outputs, Mapping):
+        return f"outputs {short_repr(outputs)}, not a mapping of names to arrays"
+    if outputs:
+        unknown = sorted(str(name) for name in outputs if name not in names)
+        if unknown:
+            return f"an output named {unknown[0]!r}; the graph's outputs are {', '.join(names)}"
+    named = outputs if outputs else {"values": execution.values, "indices": execution.indices}
+    for name in names:
+        array = named.get(name)
         if not isinstance(array, np.ndarray):
             return f"{name} {short_repr(array)}, not a numpy array"
     for name in ("placement", "wrapping"):
@@ -227,7 +195,7 @@ class _Timing:
                 "compilations": self.compilations}
 
 
-def _result(base: dict[str, Any], case: Case, profile: Profile, runs: list[_Run],
+def _result(base: dict[str, Any], case: Case, profile: Any, runs: list[_Run],
             placement: str, wrapping: str, timing: _Timing) -> Result:
     worst_at = min(range(len(runs)), key=lambda i: SEVERITY.index(runs[i].judgement.verdict))
     worst = runs[worst_at].judgement
@@ -248,9 +216,8 @@ def _result(base: dict[str, Any], case: Case, profile: Profile, runs: list[_Run]
 def _outcome_key(outcome: Outcome | BackendCrash) -> tuple[Any, ...]:
     """Equal keys: the same outcome, bit for bit."""
     if isinstance(outcome, Outputs):
-        values, indices = np.ascontiguousarray(outcome.values), np.ascontiguousarray(outcome.indices)
-        return ("outputs", values.dtype.str, values.shape, values.tobytes(),
-                indices.dtype.str, indices.shape, indices.tobytes())
+        arrays = {name: np.ascontiguousarray(array) for name, array in outcome.items()}
+        return ("outputs", *((name, a.dtype.str, a.shape, a.tobytes()) for name, a in sorted(arrays.items())))
     if isinstance(outcome, Raised):
         return ("raised", outcome.message)
     return ("crash", str(outcome))
@@ -274,14 +241,16 @@ def _first_difference(case: Case, first: Outcome | BackendCrash, other: Outcome 
     """Where `other` first differs from `first` (both returned outputs), or how it differs."""
     if not (isinstance(first, Outputs) and isinstance(other, Outputs)):
         return f"({_describe_outcome(other)} where run 1 {_describe_outcome(first)})"
-    shapes = [(o.values.shape, o.values.dtype, o.indices.shape, o.indices.dtype) for o in (first, other)]
+    shapes = [[(name, a.shape, a.dtype) for name, a in sorted(o.items())] for o in (first, other)]
     axis = case.axis_index
-    if shapes[0] != shapes[1] or first.values.shape != first.indices.shape or first.values.ndim <= axis:
+    arrays = list(first.values())
+    if (shapes[0] != shapes[1] or not arrays or len({a.shape for a in arrays}) != 1
+            or arrays[0].ndim <= axis):
         return "in its output shapes or types"
-    differs = ((_row_bits(first.values, axis) != _row_bits(other.values, axis)).any(axis=1)
-               | (_row_bits(first.indices, axis) != _row_bits(other.indices, axis)).any(axis=1))
+    differs = np.logical_or.reduce([(_row_bits(first[name], axis) != _row_bits(other[name], axis)).any(axis=1)
+                                    for name in first])
     row = int(np.flatnonzero(differs)[0])
-    return f"at sequence {sequence_position(row, first.values.shape, axis)}"
+    return f"at sequence {sequence_position(row, arrays[0].shape, axis)}"
 
 
 def _repeat_summary(case: Case, runs: list[_Run], worst_at: int) -> tuple[str, list[dict[str, Any]]]:

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
 from backends.base import Backend
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import Variant
+from conformance.operator.interfaces import Case, Variant
+from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, all_variants, execute, variants_for
+from conformance.running.runner import GraphCache, execute, variants_for
 from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of
 
 Executor = Callable[[Case, Variant], Result]
@@ -285,11 +285,11 @@ def ordered(results: Iterable[Result], cases: Sequence[Case], backends: Sequence
     case_at = {case.id: i for i, case in enumerate(cases)}
     backend_at = {backend.name: i for i, backend in enumerate(backends)}
     # A backend's variants are a subsequence of all_variants(): their order is its order.
-    variant_at = {v.label: i for i, v in enumerate(all_variants())}
+    variant_at = {f"{v.op}:{v.graph}-{v.k_label}": i for i, v in enumerate(all_variants())}
     end = len(case_at) + len(backend_at) + len(variant_at)
 
     def key(result: Result) -> tuple[int, int, int, str]:
-        label = f"{result.graph}-{result.k_source}"
+        label = f"{result.op}:{result.graph}-{result.k_source}"
         return (case_at.get(result.case, end), backend_at.get(result.backend, end), variant_at.get(label, end), label)
 
     return sorted(results, key=key)

@@ -27,11 +27,11 @@ from backends.base import Availability, Backend, WorkerLaunch
 from conformance.core import machine
 from conformance.core.processes import die_with_parent
 from conformance.core.text import exception_text, short_repr
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import Verdict
-from conformance.ops.topk.variants import Variant
+from conformance.operator.interfaces import Case, Variant, variant_key
+from conformance.operator.outcome import Verdict
+from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, all_variants, execute
+from conformance.running.runner import GraphCache, execute
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -45,7 +45,7 @@ class Probe:
 
     availability: Availability
     info: dict[str, Any]  # describe(), when available
-    # The Variant.label of each graph variant the backend takes (its runs()), and its isa();
+    # The variant_key of each graph variant the backend takes (its runs()), and its isa();
     # None where it gave no answer (its worker died or hung): see takes_of and isa_of.
     takes: tuple[str, ...] | None = None
     isa: str | None = None
@@ -56,7 +56,7 @@ def takes_of(backend: Backend, probe: Probe | None) -> tuple[str, ...]:
     answer, the interface's default (the variants of its `kinds`), without calling it."""
     if probe is not None and probe.takes is not None:
         return probe.takes
-    return tuple(v.label for v in all_variants() if v.kind in backend.kinds)
+    return tuple(variant_key(v) for v in all_variants() if v.kind in backend.kinds and v.op in backend.operators)
 
 
 def isa_of(probe: Probe | None) -> str:
@@ -115,12 +115,13 @@ def probe_here(backend: Backend) -> Probe:
 
 def _takes(backend: Backend) -> tuple[str, ...]:
     takes = []
-    for variant in all_variants():
+    # Only the operators it says it takes are asked about (a plugin of interface 2: TopK).
+    for variant in (v for v in all_variants() if v.op in backend.operators):
         answer = _asked("runs()", lambda: backend.runs(variant))  # noqa: B023 (called at once)
         if not isinstance(answer, bool):
             raise _Unusable(f"runs() returned {short_repr(answer)} for {variant.label}, not a bool")
         if answer:
-            takes.append(variant.label)
+            takes.append(variant_key(variant))
     return tuple(takes)
 
 

@@ -3,47 +3,25 @@ against the DirectML answer. Linear work per sequence once the reference is know
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from conformance.core import keys
-from conformance.core.dtypes import name_of, to_jsonable
+from conformance.core.dtypes import name_of
 from conformance.core.keys import better_key
 from conformance.core.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
+from conformance.operator.discrepancy import MARKED, shown, summarized
+from conformance.operator.outcome import Domain, Judgement, Outcome, Outputs, Raised
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import Profile
 
+# TopK's rules (contract section 2): the common ones and its own, in the order results list them.
 RULES = (
     "shape", "dtype", "index-range", "index-unique", "gather",
     "selection", "order", "tie-order", "nan-order", "error",
 )
-Verdict = Literal["pass", "divergent", "fail", "error", "crash", "skip"]
-Domain = Literal["defined", "undefined"]
-
-
-@dataclass(frozen=True)
-class Outputs:
-    values: np.ndarray[Any, Any]
-    indices: np.ndarray[Any, Any]
-
-
-@dataclass(frozen=True)
-class Raised:
-    message: str
-
-
-Outcome = Outputs | Raised
-
-
-@dataclass(frozen=True)
-class Judgement:
-    verdict: Verdict
-    rules: tuple[str, ...] = ()
-    domain: Domain = "defined"
-    message: str = ""
-    discrepancy: dict[str, Any] | None = field(default=None, compare=False)
 
 
 def domain_of(case: Case, profile: Profile) -> Domain:
@@ -66,12 +44,13 @@ def judge(case: Case, profile: Profile, outcome: Outcome) -> Judgement:
     if case.expect_error:
         return Judgement(
             "fail", ("error",), domain,
-            f"expected an error, got outputs of shape {list(outcome.values.shape)}",
+            f"expected an error, got outputs of shape {list(outcome['values'].shape)}",
         )
     return _judge_outputs(case, profile, outcome, domain)
 
 
-def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -> Judgement:
+def _judge_outputs(case: Case, profile: Profile, outputs: Outputs, domain: Domain) -> Judgement:
+    out = _Pair(outputs["values"], outputs["indices"])
     axis = case.axis_index
     want_shape = output_shape(case.x.shape, axis, case.k)
     broken: list[str] = []
@@ -123,6 +102,12 @@ def _judge_outputs(case: Case, profile: Profile, out: Outputs, domain: Domain) -
             note,
         )
     return Judgement("pass", (), domain)
+
+
+@dataclass(frozen=True)
+class _Pair:
+    values: np.ndarray[Any, Any]
+    indices: np.ndarray[Any, Any]
 
 
 def _row_rules(
@@ -288,14 +273,6 @@ def _differs_from_reference(
     return differs
 
 
-# A sequence longer than this is summarized in a discrepancy record: its first and last
-# EDGE elements and AROUND on either side of its first MARKED differing positions.
-LONG_SEQUENCE = 1000
-EDGE = 20
-AROUND = 20
-MARKED = 5
-
-
 def _discrepancy(
     case: Case, row: int, rule: str,
     v_rows: np.ndarray[Any, Any], i_rows: np.ndarray[Any, Any],
@@ -320,51 +297,8 @@ def _discrepancy(
     }
 
 
-def summarized(sequence: np.ndarray[Any, Any], marks: list[int]) -> Any:
-    """One sequence for a discrepancy record, written as case files write values: the whole
-    list when it has at most LONG_SEQUENCE elements; else {"summarized": true, "length": n,
-    "segments": [[start, [values...]], ...]}, the segments in ascending order and apart:
-    the first and last EDGE elements and AROUND either side of each of `marks`."""
-    length = len(sequence)
-    if length <= LONG_SEQUENCE:
-        return to_jsonable(sequence)
-    spans = [(0, EDGE), (length - EDGE, length)]
-    spans += [(max(0, m - AROUND), min(length, m + AROUND + 1)) for m in sorted(set(marks))]
-    merged: list[list[int]] = []
-    for start, stop in sorted(spans):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], stop)
-        else:
-            merged.append([start, stop])
-    return {
-        "summarized": True, "length": length,
-        "segments": [[start, to_jsonable(sequence[start:stop])] for start, stop in merged],
-    }
 
 
-def kept_elements(field: Any) -> tuple[int, dict[int, Any]]:
-    """A discrepancy record's sequence, whole (a list) or summarized, as (its length, its
-    kept elements by position)."""
-    if isinstance(field, dict) and field.get("summarized"):
-        kept: dict[int, Any] = {}
-        for start, values in field["segments"]:
-            kept.update(enumerate(values, start))
-        return int(field["length"]), kept
-    return len(field), dict(enumerate(field))
-
-
-def shown(field: Any) -> str:
-    """A discrepancy record's sequence as text: the list, or a summary's kept elements with
-    '...' where elements were cut and the length."""
-    if not (isinstance(field, dict) and field.get("summarized")):
-        return str(field)
-    parts: list[str] = []
-    previous = 0
-    for start, values in field["segments"]:
-        if start > previous:
-            parts.append("...")
-        parts += [str(v) if not isinstance(v, str) else repr(v) for v in values]
-        previous = start + len(values)
-    if previous < field["length"]:
-        parts.append("...")
-    return f"[{', '.join(parts)}] ({field['length']} in all)"
+def topk_outputs(values: np.ndarray[Any, Any], indices: np.ndarray[Any, Any]) -> Outputs:
+    """TopK's two outputs by name, as a backend returns them."""
+    return Outputs({"values": values, "indices": indices})

@@ -3,7 +3,6 @@ case that expects an error gets its rejected graph unchecked: see `build_onnx`).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -72,16 +71,6 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
         except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
             raise CheckerRejected(" ".join(str(exc).split())) from exc
     return model
-
-
-def onnx_signature(model: onnx.ModelProto) -> str:
-    """The model's bytes without the graph's name (`topk_<case id>`), digested: equal for
-    graphs that differ in nothing else (graph reuse shares one session between them)."""
-    unnamed = onnx.ModelProto()
-    unnamed.CopyFrom(model)
-    unnamed.graph.name = ""
-    # Deterministic serialization: equal messages, equal bytes.
-    return "onnx:" + hashlib.sha256(unnamed.SerializeToString(deterministic=True)).hexdigest()
 
 
 def onnx_feeds(case: Case, variant: Variant) -> dict[str, np.ndarray[Any, Any]]:

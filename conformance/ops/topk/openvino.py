@@ -4,7 +4,6 @@ API. That API is part of the runtime: where it raises, OpenVINO refused the grap
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
@@ -70,64 +69,6 @@ def build_openvino(case: Case, variant: Variant) -> ov.Model:
         node = _call("openvino.opset1.topk", opset1.topk, data, k, case.axis, mode, case.sort)
     model: ov.Model = _call("openvino.Model", ov.Model, node.outputs(), parameters, f"topk_{case.id}")
     return model
-
-
-# rt_info that records where a frontend found a constant in the original file (for
-# OpenVINO's weightless model cache); it changes nothing the model computes, and its value
-# cannot be read from Python.
-_PROVENANCE_RT_INFO = ("WeightlessCacheAttribute",)
-
-
-def model_signature(model: ov.Model) -> str:
-    """A digest of everything an ov.Model computes with: every operation's type and version,
-    attributes, inputs, output element types and shapes, constants' data and run-time info,
-    the parameters' names (feeds go by name) and the order of parameters and results. Not
-    the model's name nor other operations' generated names. Equal digests: the same graph
-    (graph reuse shares one compiled model between them). Run-time info whose value cannot
-    be read makes the digest unique to this model (never shared)."""
-    ops = model.get_ordered_ops()
-    position = {op.get_instance_id(): i for i, op in enumerate(ops)}
-    parts: list[object] = []
-    for op in ops:
-        info = op.get_type_info()
-        attributes = sorted((name, _text(value)) for name, value in op.get_attributes().items())
-        inputs = [(position[i.get_source_output().get_node().get_instance_id()], i.get_source_output().get_index())
-                  for i in op.inputs()]
-        outputs = [(str(o.get_element_type()), str(o.get_partial_shape())) for o in op.outputs()]
-        runtime = _rt_info(op.get_rt_info())
-        if runtime is None:
-            return f"unique:{id(model)}:{op.get_instance_id()}"
-        data = ""
-        if info.name == "Constant":
-            data = op.get_data().tobytes().hex()
-        name = op.get_friendly_name() if info.name == "Parameter" else ""
-        parts.append((info.name, info.version_id, attributes, inputs, outputs, runtime, data, name))
-    model_runtime = _rt_info(model.get_rt_info())
-    if model_runtime is None:
-        return f"unique:{id(model)}"
-    parts.append(("parameters", [position[p.get_instance_id()] for p in model.get_parameters()]))
-    parts.append(("results", [position[r.get_instance_id()] for r in model.get_results()]))
-    parts.append(("model", model_runtime))
-    return "openvino:" + hashlib.sha256(repr(parts).encode()).hexdigest()
-
-
-def _text(value: object) -> str:
-    if isinstance(value, np.ndarray):
-        return f"{value.dtype.str}{value.shape}{value.tobytes().hex()}"
-    return repr(value) if isinstance(value, (str, int, float, bool, list, tuple)) else str(value)
-
-
-def _rt_info(info: Any) -> list[tuple[str, str]] | None:
-    rendered = []
-    for key, value in info.items():
-        if key.startswith(_PROVENANCE_RT_INFO):
-            rendered.append((key, "provenance"))
-            continue
-        try:
-            rendered.append((key, _text(value.value)))
-        except Exception:
-            return None
-    return sorted(rendered)
 
 
 def openvino_feeds(case: Case, variant: Variant) -> dict[str, np.ndarray[Any, Any]]:

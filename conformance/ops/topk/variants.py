@@ -4,18 +4,17 @@ express a case, and the profile each is judged by."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
-from typing import Literal
+from typing import ClassVar, Literal
 
 import onnx.defs
 
+from conformance.operator.interfaces import GraphKind
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import Profile
 
-GraphKind = Literal["onnx", "openvino", "directml"]
 KSource = Literal["constant", "input", "attribute"]
 
 _ONNX_FLOATS = ("float16", "float32", "float64")
@@ -51,6 +50,7 @@ def onnx_topk_versions() -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class Variant:
+    op: ClassVar[str] = "topk"
     kind: GraphKind
     version: int  # ONNX opset, OpenVINO TopK version, DirectML TOP_K1 (1) or TOP_K (0)
     k_source: KSource
@@ -203,29 +203,6 @@ def openvino_variants() -> list[Variant]:
     return variants
 
 
-@cache
-def known_graph_names() -> tuple[str, ...]:
-    """Every value the `graph` field of a result can take (with the installed `onnx`):
-    what a case's `graphs: [...]` entries are matched against."""
-    variants = onnx_variants() + openvino_variants() + directml_variants()
-    return tuple(dict.fromkeys(variant.graph for variant in variants))
-
-
-def graph_matches(entry: str, graph: str) -> bool:
-    """A `graphs` entry selects a graph by its whole name or by a prefix ending at a dash:
-    `openvino-topk11` selects `openvino-topk11-stable` and `-unstable`, `onnx` every ONNX
-    graph, and `onnx-opset1` only `onnx-opset1` (not `onnx-opset10` or `onnx-opset11`)."""
-    return graph == entry or graph.startswith(f"{entry}-")
-
-
-def unknown_graph_entries(entries: Iterable[str]) -> list[str]:
-    """The entries of a case's `graphs` that select no graph the suite builds (a case error)."""
-    names = known_graph_names()
-    return [entry for entry in entries if not any(graph_matches(entry, name) for name in names)]
-
-
-def outside_graphs(case: Case, variant: Variant) -> str | None:
-    """Why a case limited to some graphs skips this variant, or None."""
-    if not case.graphs or any(graph_matches(entry, variant.graph) for entry in case.graphs):
-        return None
-    return f"the case is limited to graphs {', '.join(case.graphs)}"
+def all_variants() -> list[Variant]:
+    """Every TopK graph variant of every dialect, in the order results are given."""
+    return onnx_variants() + openvino_variants() + directml_variants()

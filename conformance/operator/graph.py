@@ -1,0 +1,56 @@
+"""A built graph, as every backend receives it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from conformance.operator.interfaces import Case, Variant
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A built graph and the inputs to feed it; `model` is an onnx.ModelProto for ONNX
+    graphs, an openvino.Model for native ones and a DirectML operator description for
+    DirectML's own operators."""
+
+    variant: Variant
+    model: Any
+    feeds: dict[str, np.ndarray[Any, Any]]
+    # OpenVINO element type of a feed numpy cannot carry (a sub-byte K): the array holds
+    # the number, and the OpenVINO backends pack it into that type.
+    feed_types: dict[str, str] = field(default_factory=dict)
+    # onnx.checker's word on an ONNX graph: "" (accepted, or not an ONNX graph), or
+    # "rejected: ..." for the graph of a case that expects an error, built unchecked.
+    checker: str = ""
+    # Graph reuse: equal signatures, the same graph up to its name (`topk_<case id>`), so a
+    # backend may run this graph on the session or compiled model it opened for another
+    # graph with the same signature. "" (reuse off, or a graph nobody vouches for): only the
+    # same Graph object may share one (a repeated case's runs). Optional for backends.
+    signature: str = ""
+    # The names of the graph's outputs as the operator names them, in the graph's own
+    # output order (TopK: values, indices): a backend returns its outputs by these names.
+    outputs: tuple[str, ...] = ("values", "indices")
+
+
+def graph_matches(entry: str, graph: str) -> bool:
+    """A `graphs` entry selects a graph by its whole name or by a prefix ending at a dash:
+    `openvino-topk11` selects `openvino-topk11-stable` and `-unstable`, `onnx` every ONNX
+    graph, and `onnx-opset1` only `onnx-opset1` (not `onnx-opset10` or `onnx-opset11`)."""
+    return graph == entry or graph.startswith(f"{entry}-")
+
+
+def unknown_graph_entries(entries: Iterable[str], names: Iterable[str]) -> list[str]:
+    """The entries of a case's `graphs` that select none of the graph names (a case error)."""
+    known = tuple(names)
+    return [entry for entry in entries if not any(graph_matches(entry, name) for name in known)]
+
+
+def outside_graphs(case: Case, variant: Variant) -> str | None:
+    """Why a case limited to some graphs skips this variant, or None."""
+    if not case.graphs or any(graph_matches(entry, variant.graph) for entry in case.graphs):
+        return None
+    return f"the case is limited to graphs {', '.join(case.graphs)}"

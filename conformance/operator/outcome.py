@@ -1,0 +1,49 @@
+"""What a run gives back and what the judge makes of it, for every operator."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+Verdict = Literal["pass", "divergent", "fail", "error", "crash", "skip"]
+VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
+Domain = Literal["defined", "undefined"]
+# The rules every operator shares (contract sections 2 and 6); an operator adds its own.
+COMMON_RULES = ("shape", "dtype", "index-range", "error")
+
+
+@dataclass(frozen=True, eq=False)
+class Outputs(Mapping[str, np.ndarray[Any, Any]]):
+    """The arrays a backend returned, by the names the operator gives its outputs (TopK:
+    values and indices; ArgMax: indices)."""
+
+    named: Mapping[str, np.ndarray[Any, Any]]
+
+    def __getitem__(self, name: str) -> np.ndarray[Any, Any]:
+        return self.named[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.named)
+
+    def __len__(self) -> int:
+        return len(self.named)
+
+
+@dataclass(frozen=True)
+class Raised:
+    message: str
+
+
+Outcome = Outputs | Raised
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: Verdict
+    rules: tuple[str, ...] = ()
+    domain: Domain = "defined"
+    message: str = ""
+    discrepancy: dict[str, Any] | None = field(default=None, compare=False)

@@ -1,0 +1,80 @@
+"""The operator record: everything the stages ask of one operator, named in one place (in the
+spirit of PyTorch's OpInfo). Each operator's folder under conformance/ops/ makes one;
+conformance/ops/registry.py lists them. The stages consult a record and never import an
+operator's folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import numpy as np
+
+from conformance.operator.graph import Graph
+from conformance.operator.interfaces import Case, Variant
+from conformance.operator.outcome import Judgement, Outcome
+
+C = TypeVar("C", bound=Case)
+V = TypeVar("V", bound=Variant)
+
+
+class CaseFieldError(Exception):
+    """A case field is wrong: the loader reports it naming file, case and `field`."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class CaseSource:
+    """One case of a case file as the loader hands it to the operator: the raw mapping,
+    already checked against the schema (the common fields and the operator's), and the
+    fields every case has, read. `make_input(axis)` builds X from `input` (its data, or its
+    generator along `axis`); `tensor(data, shape, dtype, field)` reads a nested list such as
+    an expected output. Both raise CaseFieldError naming the field."""
+
+    raw: Mapping[str, Any]
+    id: str
+    source: str
+    file: Path
+    tags: tuple[str, ...]
+    expect_error: bool
+    graphs: tuple[str, ...]
+    repeat: int
+    input_spec: dict[str, Any]
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+    make_input: Callable[[int], np.ndarray[Any, Any]]
+    tensor: Callable[[Any, tuple[int, ...], np.dtype[Any], str], np.ndarray[Any, Any]]
+
+
+@dataclass(frozen=True)
+class Operator(Generic[C, V]):
+    """One operator: its case fields, graph variants, builders, judge and rules."""
+
+    name: str  # the case field `op` and the result field `op`
+    outputs: tuple[str, ...]  # its outputs' names, in the order its graphs give them
+    rules: tuple[str, ...]  # every rule its judge may name, in the order results list them
+    # Its case fields: JSON Schema properties (beside the common ones) and those required.
+    case_fields: Mapping[str, Any]
+    required_fields: tuple[str, ...]
+    load_case: Callable[[CaseSource], C]  # raises CaseFieldError
+    variants: Callable[[], list[V]]  # every graph variant, in the order results are given
+    build: Callable[[C, V], Graph]  # raises GraphBuildError, CheckerRejected, RuntimeRefused
+    judge: Callable[[C, Any, Outcome], Judgement]  # (case, variant.profile(case), outcome)
+    # Inputs with a known answer that a backend must reproduce before it gives any result
+    # (the Wine bridge's proof), with the variants of a dialect (`kind`) to run them through.
+    proof: Callable[[str], list[tuple[C, V]]] = field(default=lambda kind: [])
+    # The field names a result's case is described by in repro notes and the report.
+    describe: Callable[[C], str] = field(default=lambda case: "")
+
+    @cached_property
+    def graph_names(self) -> tuple[str, ...]:
+        """Every value the `graph` field of its results can take: what a case's `graphs`
+        entries are matched against."""
+        return tuple(dict.fromkeys(variant.graph for variant in self.variants()))

@@ -1,0 +1,29 @@
+"""The operators the suite runs, by the name a case's `op` gives (contract section 6). The
+stages find an operator here and never import its folder."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from conformance.operator.interfaces import Variant, variant_key
+from conformance.operator.record import Operator
+from conformance.ops.topk.record import TOPK
+
+OPERATORS: dict[str, Operator[Any, Any]] = {op.name: op for op in (TOPK,)}
+DEFAULT = "topk"  # a case file without `op`
+
+
+def operator(name: str) -> Operator[Any, Any]:
+    return OPERATORS[name]
+
+
+@cache
+def all_variants() -> tuple[Variant, ...]:
+    """Every graph variant of every operator, in the order results are given."""
+    return tuple(variant for op in OPERATORS.values() for variant in op.variants())
+
+
+def variant_by_key(key: str) -> Variant | None:
+    """The variant whose variant_key this is."""
+    return next((v for v in all_variants() if variant_key(v) == key), None)

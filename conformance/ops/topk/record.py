@@ -1,0 +1,29 @@
+"""TopK's operator record: what the stages consult (conformance/operator/record.py)."""
+
+from __future__ import annotations
+
+from conformance.operator.record import Operator
+from conformance.ops.topk import build, judge, load, proof, variants
+from conformance.ops.topk.case import Case
+from conformance.ops.topk.variants import Variant
+
+
+def describe(case: Case) -> str:
+    """The case's TopK fields, for repro notes."""
+    return (f"axis {case.axis}, k {case.k}, largest {case.largest}, sort {case.sort}, "
+            f"stable {case.stable}")
+
+
+TOPK: Operator[Case, Variant] = Operator(
+    name="topk",
+    outputs=build.OUTPUTS,
+    rules=judge.RULES,
+    case_fields=load.CASE_FIELDS,
+    required_fields=load.REQUIRED_FIELDS,
+    load_case=load.load_case,
+    variants=variants.all_variants,
+    build=build.build,
+    judge=judge.judge,
+    proof=proof.proof,
+    describe=describe,
+)
