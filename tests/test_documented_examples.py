@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from conformance.cases.loader import load_cases
+from conformance.operator.outcome import Outputs
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.judge import judge, topk_outputs
 from conformance.ops.topk.oracle import directml_answer, in_order
 
 CASES_DIR = Path(__file__).resolve().parent.parent / "cases"
@@ -101,7 +102,7 @@ def test_printed_answer_passes_the_strict_dialects(case: Case) -> None:
             )
         else:
             answer = case.expected
-        outputs = Outputs(answer.values, answer.indices.astype(profile.index_dtype))
+        outputs = topk_outputs(answer.values, answer.indices.astype(profile.index_dtype))
         judgement = judge(case, profile, outputs)
         assert (judgement.verdict, judgement.rules) == ("pass", ()), (profile.label, judgement)
 
@@ -111,7 +112,7 @@ OV_UNSTABLE = "ov-topk11-spec-example-unstable"
 
 def ov_outputs(answer_index: int, index_type: str = "int32") -> Outputs:
     answer = by_id(OV_UNSTABLE).expected_any[answer_index]
-    return Outputs(answer.values, answer.indices.astype(np.dtype(index_type)))
+    return topk_outputs(answer.values, answer.indices.astype(np.dtype(index_type)))
 
 
 def test_openvino_example_lists_three_answers() -> None:

@@ -25,10 +25,12 @@ from strategies import ALL_PROFILES, TopKInput, property_settings, tensors, topk
 
 from conformance.core import keys
 from conformance.core.dtypes import DTYPES, is_float, to_jsonable
+from conformance.operator.discrepancy import LONG_SEQUENCE, kept_elements, shown
+from conformance.operator.outcome import Outputs
 from conformance.ops.topk import judge as judge_module
 from conformance.ops.topk import oracle, profiles
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import LONG_SEQUENCE, Outputs, judge, kept_elements, shown
+from conformance.ops.topk.judge import judge, topk_outputs
 from conformance.ops.topk.oracle import Answer, directml_answer, in_order
 from conformance.ops.topk.profiles import Profile
 
@@ -322,13 +324,13 @@ def judged_outputs(draw: st.DrawFn) -> tuple[TopKInput, Profile, Outputs]:
     index_dtype = profile.index_dtype
     if np.issubdtype(index_dtype, np.unsignedinteger):
         indices = np.where(indices < 0, np.iinfo(index_dtype).max, indices)
-    return inp, profile, Outputs(values, indices.astype(index_dtype))
+    return inp, profile, topk_outputs(values, indices.astype(index_dtype))
 
 
 def rules_of(case: Case, profile: Profile, out: Outputs, **kwargs: Any) -> dict[str, list[bool]]:
     axis = case.axis_index
-    v_rows = old_rows(out.values, axis)
-    i_rows = old_rows(out.indices, axis)
+    v_rows = old_rows(out["values"], axis)
+    i_rows = old_rows(out["indices"], axis)
     if kwargs.pop("old", False):
         found = old_row_rules(case, profile, v_rows, i_rows)
     else:
@@ -375,7 +377,7 @@ def test_a_long_sequence_is_summarized_around_where_it_differs() -> None:
     x[0, 50_000] = np.nan
     case = Case(id="long", source="test", file=Path("long.yaml"), x=x, axis=-1, k=3)
     # NaN taken last when largest, then 1.0 and the one below: no placement of NaN explains it.
-    out = Outputs(x[:, [n - 1, n - 2, 50_000]], np.array([[n - 1, n - 2, 50_000]], dtype=np.int64))
+    out = topk_outputs(x[:, [n - 1, n - 2, 50_000]], np.array([[n - 1, n - 2, 50_000]], dtype=np.int64))
     judgement = judge(case, profiles.onnx(True), out)
     assert judgement.verdict == "fail" and "nan-order" in judgement.rules
     note = judgement.discrepancy
@@ -399,7 +401,7 @@ def test_long_outputs_are_summarized_alike() -> None:
     answer = case.directml_answer
     indices = answer.indices.copy()
     indices[0, [10, 3000]] = indices[0, [3000, 10]]
-    out = Outputs(np.take_along_axis(x, indices, axis=1), indices)
+    out = topk_outputs(np.take_along_axis(x, indices, axis=1), indices)
     judgement = judge(case, profiles.onnx(True), out)
     assert judgement.rules == ("order",)
     note = judgement.discrepancy
@@ -417,7 +419,7 @@ def test_long_outputs_are_summarized_alike() -> None:
 def test_sequences_up_to_the_limit_stay_whole(n: int) -> None:
     x = np.zeros((1, n), dtype=np.float32)
     case = Case(id="edge", source="test", file=Path("edge.yaml"), x=x, axis=-1, k=1)
-    out = Outputs(x[:, :1], np.array([[n - 1]], dtype=np.int64))
+    out = topk_outputs(x[:, :1], np.array([[n - 1]], dtype=np.int64))
     note = judge(case, profiles.onnx(True), out).discrepancy
     assert note is not None
     assert isinstance(note["input"], list) == (n <= LONG_SEQUENCE)
@@ -439,8 +441,8 @@ def test_oracle_and_judge_stay_within_a_fraction_of_a_large_input() -> None:
             answer = case.directml_answer
             wrong = answer.indices.copy()
             wrong[0, -1] = int(np.flatnonzero(np.isnan(x[0]))[5])  # a NaN among numbers
-            passing = judge(case, profiles.onnx(True), Outputs(answer.values, answer.indices))
-            failing = judge(case, profiles.onnx(True), Outputs(np.take_along_axis(x, wrong, 1), wrong))
+            passing = judge(case, profiles.onnx(True), topk_outputs(answer.values, answer.indices))
+            failing = judge(case, profiles.onnx(True), topk_outputs(np.take_along_axis(x, wrong, 1), wrong))
             _, peak = tracemalloc.get_traced_memory()
         finally:
             tracemalloc.stop()

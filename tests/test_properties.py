@@ -15,8 +15,9 @@ from hypothesis import strategies as st
 from strategies import ALL_PROFILES, TopKInput, property_settings, topk_inputs
 
 from conformance.core.dtypes import is_float
+from conformance.operator.outcome import Outputs
 from conformance.ops.topk import profiles
-from conformance.ops.topk.judge import Outputs, judge
+from conformance.ops.topk.judge import judge, topk_outputs
 from conformance.ops.topk.oracle import Answer, directml_answer, in_order
 from conformance.ops.topk.profiles import Profile
 
@@ -95,7 +96,7 @@ def test_in_order_index_is_the_same_selection_by_index(inp: TopKInput) -> None:
 def oracle_outputs(inp: TopKInput, profile: Profile) -> Outputs:
     answer = in_order(directml_answer(inp.x, inp.axis, inp.k, inp.largest), inp.axis,
                       profile.order)
-    return Outputs(answer.values, answer.indices.astype(profile.index_dtype))
+    return topk_outputs(answer.values, answer.indices.astype(profile.index_dtype))
 
 
 @property_settings(max_examples=150)
@@ -141,16 +142,16 @@ def corrupt(inp: TopKInput, profile: Profile, pick: Callable[..., Any],
     options = build(inp, right)
     assume(options)
     choice = pick(st.sampled_from(options))
-    values = rows_of(right.values, inp.axis)
-    indices = rows_of(right.indices, inp.axis)
+    values = rows_of(right["values"], inp.axis)
+    indices = rows_of(right["indices"], inp.axis)
     apply(rows_of(inp.x, inp.axis), values, indices, choice)
-    return Outputs(back(values, right.values, inp.axis), back(indices, right.indices, inp.axis))
+    return topk_outputs(back(values, right["values"], inp.axis), back(indices, right["indices"], inp.axis))
 
 
 def positions_with_different_values(inp: TopKInput, out: Outputs) -> list[tuple[int, int, int]]:
     """(row, p, q): two selected positions holding numbers (not NaN) of different value."""
     options = []
-    for r, row in enumerate(rows_of(out.values, inp.axis)):
+    for r, row in enumerate(rows_of(out["values"], inp.axis)):
         keys = [number_key(v, inp.largest) for v in as_numbers(row)]
         options += [(r, p, q) for p in range(len(keys)) for q in range(p + 1, len(keys))
                     if keys[p] is not None and keys[q] is not None and keys[p] != keys[q]]
@@ -173,7 +174,7 @@ def worse_unselected(inp: TopKInput, out: Outputs) -> list[tuple[int, int, int]]
     worse (NaN on neither side, so no placement of NaN excuses it)."""
     options = []
     x_rows = rows_of(inp.x, inp.axis)
-    for r, (row, chosen) in enumerate(zip(x_rows, rows_of(out.indices, inp.axis), strict=True)):
+    for r, (row, chosen) in enumerate(zip(x_rows, rows_of(out["indices"], inp.axis), strict=True)):
         keys = [number_key(v, inp.largest) for v in as_numbers(row)]
         chosen_set = set(chosen.tolist())
         for p, i in enumerate(chosen.tolist()):
@@ -188,7 +189,7 @@ def later_unselected_tie(inp: TopKInput, out: Outputs) -> list[tuple[int, int, i
     """(row, p, j): selected position p and an unselected, higher index j of equal value."""
     options = []
     x_rows = rows_of(inp.x, inp.axis)
-    for r, (row, chosen) in enumerate(zip(x_rows, rows_of(out.indices, inp.axis), strict=True)):
+    for r, (row, chosen) in enumerate(zip(x_rows, rows_of(out["indices"], inp.axis), strict=True)):
         keys = [number_key(v, inp.largest) for v in as_numbers(row)]
         chosen_set = set(chosen.tolist())
         for p, i in enumerate(chosen.tolist()):
@@ -212,7 +213,7 @@ def test_swapped_positions_break_order(inp: TopKInput, profile: Profile, data: s
         build = positions_with_different_values
     else:  # sort=index: any two positions of different index
         def build(inp: TopKInput, out: Outputs) -> list[tuple[int, int, int]]:
-            rows, k = rows_of(out.indices, inp.axis).shape
+            rows, k = rows_of(out["indices"], inp.axis).shape
             return [(r, p, q) for r in range(rows) for p in range(k) for q in range(p + 1, k)]
     out = corrupt(inp, profile, data.draw, build, swap_positions)
     judgement = judge(inp.case(), profile, out)
