@@ -27,7 +27,7 @@ from backends.wine.directml import DirectMLWine
 from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
 from backends.wine.ort_dml import OrtDmlWine
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
+from conformance.ops.topk.directml import build_directml
 from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.report.render import render_report
 from conformance.results.records import Result, ResultsFile, merge
@@ -96,7 +96,7 @@ def test_documented_directml_examples_pass_on_the_dml_provider(ort_dml: OrtDmlWi
 def test_the_bridge_serves_both_backends_from_one_process(ort_dml: OrtDmlWine) -> None:
     """The same bridge runs DirectML's operator beside ONNX Runtime's sessions."""
     case = _case(np.array([[1, 2, 2, 3], [3, 4, 5, 5]], dtype=np.float32), 3)
-    operator = DirectMLOperator(DML_OPERATOR_TOP_K1, 1, 3, 1, "uint32")
+    operator = build_directml(case, directml_variants()[0])
     execution = DirectMLWine(SETUP).run_on(ort_dml.bridge(), Graph(directml_variants()[0], operator, {"X": case.x}))
     assert execution.indices.tolist() == [[3, 1, 2], [2, 3, 1]]
 
