@@ -61,7 +61,7 @@ enum {
 #define DML_MAX_MEMBERS 32
 #define DML_MAX_TENSORS 8 /* input tensors, and output tensors, each */
 #define DML_MAX_ARRAY 64
-#define DML_MAX_DESC_BYTES 512
+#define DML_MAX_DESC_BYTES 256 /* DirectML's largest desc structs are about half that */
 enum {
     ELEM_FLOAT = 1, ELEM_UINT8 = 2, ELEM_INT8 = 3, ELEM_UINT16 = 4, ELEM_INT16 = 5,
     ELEM_INT32 = 6, ELEM_INT64 = 7, ELEM_FLOAT16 = 10, ELEM_DOUBLE = 11, ELEM_UINT32 = 12,
