@@ -635,7 +635,6 @@ typedef struct {
     Member m[DML_MAX_MEMBERS];
     uint32_t n_in, n_out;
     uint32_t in[DML_MAX_TENSORS], out[DML_MAX_TENSORS]; /* member indices, in member order */
-    uint32_t desc_size;
     Buf key; /* the request but the input tensors' bytes: what a compiled operator is kept by */
 } Request;
 
@@ -705,7 +704,7 @@ static Request *request_parse(Reader *r, Reply *reply) {
     }
     buf_u32(&q->key, q->type);
     buf_u32(&q->key, q->count);
-    uint32_t offset = 0, align = 4;
+    uint32_t offset = 0;
     for (uint32_t i = 0; i < q->count; i++) {
         Member *m = &q->m[i];
         m->kind = rd_u32(r);
@@ -743,7 +742,6 @@ static Request *request_parse(Reader *r, Reply *reply) {
             buf_bytes(&q->key, m->t.dims, 8 * (size_t)m->t.rank);
             m->offset = offset = align_to(offset, 8);
             offset += 8;
-            align = 8;
             break;
         }
         case MEMBER_UINT:
@@ -767,7 +765,6 @@ static Request *request_parse(Reader *r, Reply *reply) {
             m->offset = offset = align_to(offset, 4);
             m->offset2 = offset = align_to(offset + 4, 8);
             offset += 8;
-            align = 8;
             break;
         default:
             reply_bad_request(reply, "member %u (%s) has unknown kind %u", i, m->name, m->kind);
@@ -791,7 +788,6 @@ static Request *request_parse(Reader *r, Reply *reply) {
         reply_bad_request(reply, "the desc has no output tensor member");
         goto fail;
     }
-    q->desc_size = align_to(offset ? offset : 4, align);
     return q;
 fail:
     request_free(q);
