@@ -724,8 +724,8 @@ static Request *request_parse(Reader *r, Reply *reply) {
                 goto fail;
             }
             if (rd_tensor(r, &m->t)) {
-                reply_bad_request(reply, "truncated DML_RUN request (member %u, %s: its tensor)",
-                                  i, m->name);
+                reply_bad_request(reply, "member %u (%s): its tensor is truncated or has a rank "
+                                  "over %d", i, m->name, MAX_RANK);
                 goto fail;
             }
             if (tensor_check(m, i, reply)) goto fail;
