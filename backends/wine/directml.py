@@ -1,17 +1,35 @@
-"""`directml-wine`: DirectML's own DML_OPERATOR_TOP_K1 and DML_OPERATOR_TOP_K, created and
-dispatched by bridge.exe under Wine (`directml` is the same run natively on Windows).
-Judged by the DirectML profile: UINT32 indices, UINT64 where a case asks for 64-bit ones."""
+"""`directml-wine`: DirectML's own operators (today DML_OPERATOR_TOP_K1 and
+DML_OPERATOR_TOP_K), created and dispatched by bridge.exe under Wine (`directml` is the same
+run natively on Windows). The graph is a generic DirectMLDescription, sent member by member:
+a new operator needs only its description. Judged by the DirectML profile: UINT32 indices,
+UINT64 where a case asks for 64-bit ones."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
+
 from backends.base import Execution, Graph
-from backends.wine.bridge import OP_DML_INFO, OP_DML_RUN, Bridge, BridgeRefused, Payload, parse_info
+from backends.wine.bridge import (
+    MEMBER_FLOAT,
+    MEMBER_INPUT_TENSOR,
+    MEMBER_INT,
+    MEMBER_OUTPUT_TENSOR,
+    MEMBER_UINT,
+    MEMBER_UINT_ARRAY,
+    OP_DML_INFO,
+    OP_DML_RUN,
+    Bridge,
+    BridgeRefused,
+    Payload,
+    parse_info,
+)
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WineSetup
-from conformance.core.dtypes import INDEX_DTYPES
+from conformance.core.dtypes import DTYPES, INDEX_DTYPES, element_type
+from conformance.graphs.directml import DirectMLDescription, Float, InputTensor, Int, OutputTensor, UInt, UIntArray
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.directml import DirectMLOperator
-from conformance.ops.topk.onnx import element_type
 from conformance.ops.topk.profiles import DIRECTML_DTYPES
 from conformance.ops.topk.variants import Variant, directml_index_type, directml_variants
 
@@ -22,6 +40,41 @@ DML_TYPE_NAMES = {
     "uint64": "UINT64", "int64": "INT64",
 }
 FEATURE_LEVEL_5_0 = 0x5000  # UINT64 indices and 64-bit data from this level on
+
+
+def _dtype(name: str) -> np.dtype[Any]:
+    known = {**INDEX_DTYPES, **DTYPES}
+    return known[name] if name in known else np.dtype(name)
+
+
+def dml_run_payload(description: DirectMLDescription, feeds: dict[str, np.ndarray[Any, Any]]) -> bytes:
+    """OP_DML_RUN's request (bridge.h): the operator type, then each member of its desc
+    struct in order, by kind; an input tensor carries its feed, an output tensor its spec."""
+    payload = Payload().u32(description.type).u32(len(description.members))
+    for member in description.members:
+        if isinstance(member, InputTensor):
+            payload.u32(MEMBER_INPUT_TENSOR).string(member.name).tensor(feeds[member.feed])
+        elif isinstance(member, OutputTensor):
+            payload.u32(MEMBER_OUTPUT_TENSOR).string(member.name).string(member.output)
+            payload.spec(element_type(_dtype(member.dtype)), member.shape)
+        elif isinstance(member, UInt):
+            payload.u32(MEMBER_UINT).string(member.name).u32(member.value)
+        elif isinstance(member, Int):
+            payload.u32(MEMBER_INT).string(member.name).i32(member.value)
+        elif isinstance(member, Float):
+            payload.u32(MEMBER_FLOAT).string(member.name).f32(member.value)
+        elif isinstance(member, UIntArray):
+            payload.u32(MEMBER_UINT_ARRAY).string(member.name).u32(len(member.values))
+            for value in member.values:
+                payload.u32(value)
+        else:
+            raise TypeError(f"{description.operator}: member {member!r} has no kind the bridge knows")
+    return payload.bytes()
+
+
+def execution(outputs: dict[str, np.ndarray[Any, Any]], placement: str) -> Execution:
+    """The one place that maps the operator's outputs, by name, onto an Execution."""
+    return Execution(outputs["values"], outputs["indices"], placement=placement)
 
 
 class DirectMLWine(BridgedBackend):
@@ -67,14 +120,10 @@ class DirectMLWine(BridgedBackend):
         return None
 
     def run_on(self, bridge: Bridge, graph: Graph) -> Execution:
-        operator: DirectMLOperator = graph.model
-        index_dtype = INDEX_DTYPES[operator.index_type]
-        payload = Payload().u32(operator.operator).u32(operator.axis).u32(operator.k).u32(operator.direction)
-        payload.u32(element_type(index_dtype)).tensor(graph.feeds["X"])
+        description: DirectMLDescription = graph.model
         try:
-            reply = bridge.call(OP_DML_RUN, payload.bytes())
+            reply = bridge.call(OP_DML_RUN, dml_run_payload(description, graph.feeds))
         except BridgeRefused as exc:
-            raise RuntimeError(f"DirectML refused {operator.name}: {exc}") from None
-        values, indices = reply.tensor(), reply.tensor()
+            raise RuntimeError(f"DirectML refused {description.operator}: {exc}") from None
         placement = f"DirectML.dll {self._info.get('directml_dll', '?')} on {self._info.get('adapter', '?')} (Wine)"
-        return Execution(values, indices, placement=placement)
+        return execution(reply.named_tensors(), placement)
