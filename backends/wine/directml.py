@@ -29,9 +29,8 @@ from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WineSetup
 from conformance.core.dtypes import DTYPES, INDEX_DTYPES, element_type
 from conformance.graphs.directml import DirectMLDescription, Float, InputTensor, Int, OutputTensor, UInt, UIntArray
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.profiles import DIRECTML_DTYPES
-from conformance.ops.topk.variants import Variant, directml_index_type, directml_variants
+from conformance.operator.interfaces import Case, Variant
+from conformance.ops.registry import operator
 
 # numpy names by DML_TENSOR_DATA_TYPE name, as the bridge reports the device's support.
 DML_TYPE_NAMES = {
@@ -73,8 +72,8 @@ def dml_run_payload(description: DirectMLDescription, feeds: dict[str, np.ndarra
 
 
 def execution(outputs: dict[str, np.ndarray[Any, Any]], placement: str) -> Execution:
-    """The one place that maps the operator's outputs, by name, onto an Execution."""
-    return Execution(outputs["values"], outputs["indices"], placement=placement)
+    """The operator's outputs, by name, as an Execution."""
+    return Execution(placement=placement, outputs=outputs)
 
 
 class DirectMLWine(BridgedBackend):
@@ -83,9 +82,6 @@ class DirectMLWine(BridgedBackend):
 
     def __init__(self, setup: WineSetup | None = None) -> None:
         super().__init__(setup)
-
-    def proof_variants(self) -> list[Variant]:
-        return directml_variants()
 
     def query(self, bridge: Bridge) -> dict[str, str]:
         dml = parse_info(bridge.call(OP_DML_INFO).text())
@@ -107,15 +103,17 @@ class DirectMLWine(BridgedBackend):
         except ValueError:
             return 0
 
-    def cannot_run(self, case: Case, variant: Variant) -> str | None:  # type: ignore[override]
-        """A type the documents' table lists but this device reports unsupported is a skip
-        with that reason; a type outside the table is run (outside the defined domain)."""
+    def cannot_run(self, case: Case, variant: Variant) -> str | None:
+        """A type the operator's documented table lists but this device reports unsupported is
+        a skip with that reason; a type outside the table is run (outside the defined domain)."""
         if not self._info:
             self.bridge()  # the device's answers come with the proven bridge
+        record = operator(case.op)
         dml_type = DML_TYPE_NAMES.get(case.dtype_name, "")
-        if case.dtype_name in DIRECTML_DTYPES and dml_type in self._info.get("data_types_unsupported", "").split(","):
+        if (case.dtype_name in record.directml_dtypes
+                and dml_type in self._info.get("data_types_unsupported", "").split(",")):
             return f"the device reports {dml_type} unsupported (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT)"
-        if directml_index_type(case) == "uint64" and self._feature_level() < FEATURE_LEVEL_5_0:
+        if record.directml_index_type(case) == "uint64" and self._feature_level() < FEATURE_LEVEL_5_0:
             return f"UINT64 indices need DML_FEATURE_LEVEL_5_0; the device has {self._info.get('feature_level')}"
         return None
 
