@@ -15,9 +15,11 @@ import pytest
 from harness import cases_from_yaml, documented, documented_cases
 from onnx import TensorProto, helper, numpy_helper
 
+from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
 from conformance.graphs.errors import RuntimeRefused
 from conformance.operator.graph import graph_matches, unknown_graph_entries
 from conformance.ops.topk.case import Case
+from conformance.ops.topk.directml import build_directml
 from conformance.ops.topk.onnx import build_onnx, onnx_feeds
 from conformance.ops.topk.openvino import K_NUMPY_TYPES, build_openvino, openvino_feed_types, openvino_feeds
 from conformance.ops.topk.record import TOPK
@@ -546,3 +548,30 @@ cases:
             dims = output.type.tensor_type.shape.dim
             assert all(d.dim_value >= 0 for d in dims), (variant.label, dims)
             assert dims[1].dim_param == "k" and not dims[1].HasField("dim_value")
+
+
+def test_directml_descriptions_list_the_desc_structs_members_in_order() -> None:
+    """DML_TOP_K1_OPERATOR_DESC and DML_TOP_K_OPERATOR_DESC, member for member (the bridge lays
+    the struct out from this order)."""
+    x = np.zeros((2, 5, 3), dtype=np.int8)
+    case = Case(id="dml", source="test", file=Path("<test>"), x=x, axis=-2, k=4, largest=False, index_type="int64")
+    top_k1, top_k = (build_directml(case, variant) for variant in directml_variants())
+    assert (top_k1.operator, top_k1.type) == ("DML_OPERATOR_TOP_K1", 112)
+    assert (top_k.operator, top_k.type) == ("DML_OPERATOR_TOP_K", 71)
+    assert top_k1.members == (
+        InputTensor("InputTensor", "X"),
+        OutputTensor("OutputValueTensor", "values", "int8", (2, 4, 3)),
+        OutputTensor("OutputIndexTensor", "indices", "uint64", (2, 4, 3)),
+        UInt("Axis", 1), UInt("K", 4), UInt("AxisDirection", 0),
+    )
+    assert top_k.members == top_k1.members[:-1]
+    assert [o.output for o in top_k1.outputs] == ["values", "indices"]
+
+
+def test_a_directml_description_refuses_what_its_struct_cannot_hold() -> None:
+    with pytest.raises(ValueError, match="K is a UINT"):
+        UInt("K", 2**32)
+    with pytest.raises(ValueError, match="Axes holds UINTs"):
+        UIntArray("Axes", "AxisCount", (-1,))
+    with pytest.raises(ValueError, match="appears twice"):
+        DirectMLDescription("DML_OPERATOR_ARGMAX", 138, (UInt("Axis", 0), UInt("Axis", 1)))

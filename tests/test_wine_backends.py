@@ -22,12 +22,14 @@ from harness import DOCUMENTED, documented_cases, run_cli
 
 from backends.base import Graph, PlacementError
 from backends.wine import provision
+from backends.wine.bridge import MEMBER_UINT, MEMBER_UINT_ARRAY, OP_DML_RUN, Payload
 from backends.wine.bridged import BridgedBackend
-from backends.wine.directml import DirectMLWine
+from backends.wine.directml import DirectMLWine, dml_run_payload
 from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
 from backends.wine.ort_dml import OrtDmlWine
+from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.directml import DML_OPERATOR_TOP_K1, DirectMLOperator
+from conformance.ops.topk.directml import build_directml
 from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.report.render import render_report
 from conformance.results.records import Result, ResultsFile, merge
@@ -96,9 +98,102 @@ def test_documented_directml_examples_pass_on_the_dml_provider(ort_dml: OrtDmlWi
 def test_the_bridge_serves_both_backends_from_one_process(ort_dml: OrtDmlWine) -> None:
     """The same bridge runs DirectML's operator beside ONNX Runtime's sessions."""
     case = _case(np.array([[1, 2, 2, 3], [3, 4, 5, 5]], dtype=np.float32), 3)
-    operator = DirectMLOperator(DML_OPERATOR_TOP_K1, 1, 3, 1, "uint32")
+    operator = build_directml(case, directml_variants()[0])
     execution = DirectMLWine(SETUP).run_on(ort_dml.bridge(), Graph(directml_variants()[0], operator, {"X": case.x}))
     assert execution.outputs_named(("values", "indices"))["indices"].tolist() == [[3, 1, 2], [2, 3, 1]]
+
+
+# --- the generic operator request: any DirectML operator, described by its members ---------
+
+_TIES = np.array([[[[1, 2, 2, 3], [3, 4, 5, 5], [6, 6, 6, 6]]]], dtype=np.float32)
+
+
+def _top_k1(direction: int) -> DirectMLDescription:
+    """DML_TOP_K1_OPERATOR_DESC's examples 3 and 4, written out member by member."""
+    return DirectMLDescription("DML_OPERATOR_TOP_K1", 112, (
+        InputTensor("InputTensor", "X"),
+        OutputTensor("OutputValueTensor", "values", "float32", (1, 1, 3, 3)),
+        OutputTensor("OutputIndexTensor", "indices", "uint32", (1, 1, 3, 3)),
+        UInt("Axis", 3), UInt("K", 3), UInt("AxisDirection", direction),
+    ))
+
+
+def _dml_run(directml: DirectMLWine, description: DirectMLDescription, x: np.ndarray) -> dict[str, np.ndarray]:
+    return directml.bridge().call(OP_DML_RUN, dml_run_payload(description, {"X": x})).named_tensors()
+
+
+def test_top_k1_described_member_by_member_gives_the_documented_answers(directml: DirectMLWine) -> None:
+    decreasing = _dml_run(directml, _top_k1(1), _TIES)
+    assert list(decreasing) == ["values", "indices"]
+    assert decreasing["values"].tolist() == [[[[3, 2, 2], [5, 5, 4], [6, 6, 6]]]]
+    assert decreasing["indices"].tolist() == [[[[3, 1, 2], [2, 3, 1], [0, 1, 2]]]]
+    assert decreasing["indices"].dtype == np.uint32
+    increasing = _dml_run(directml, _top_k1(0), _TIES)
+    assert increasing["values"].tolist() == [[[[1, 2, 2], [3, 4, 5], [6, 6, 6]]]]
+    assert increasing["indices"].tolist() == [[[[0, 1, 2], [0, 1, 2], [0, 1, 2]]]]
+
+
+def test_the_bridge_refuses_a_malformed_operator_request_and_serves_the_next(directml: DirectMLWine) -> None:
+    bridge = directml.bridge()
+    good = dml_run_payload(_top_k1(1), {"X": _TIES})
+    too_big = Payload().u32(112).u32(17)
+    for i in range(17):  # 16 bytes each: a UINT count and an 8-aligned pointer
+        too_big.u32(MEMBER_UINT_ARRAY).string(f"Axes{i}").u32(1).u32(0)
+    malformed = {
+        "unknown kind 99": Payload().u32(112).u32(1).u32(99).string("Bogus").u32(0).bytes(),
+        "truncated": good[:-7],
+        "trailing bytes": good + b"\0\0\0\0",
+        "at most 32": Payload().u32(112).u32(1000).bytes(),
+        "at most 64": Payload().u32(112).u32(1).u32(MEMBER_UINT_ARRAY).string("Axes").u32(10**9).bytes(),
+        "truncated DML_RUN request (member 0, Axes)":
+            Payload().u32(112).u32(1).u32(MEMBER_UINT_ARRAY).string("Axes").u32(3).u32(0).bytes(),
+        "no output tensor": Payload().u32(112).u32(1).u32(MEMBER_UINT).string("K").u32(3).bytes(),
+        "passes 256 bytes": too_big.bytes(),
+        "input has 4 bytes": good.replace(_TIES.tobytes(), _TIES.tobytes()[:4]).replace(
+            (len(_TIES.tobytes())).to_bytes(8, "little"), (4).to_bytes(8, "little"), 1),
+    }
+    for expected, payload in malformed.items():
+        with pytest.raises(RuntimeError, match="the bridge could not read the request") as refused:
+            bridge.call(OP_DML_RUN, payload)
+        assert expected in str(refused.value), (expected, str(refused.value))
+        assert bridge.alive
+    assert bridge.call(OP_DML_RUN, good).named_tensors()["indices"].tolist() == [[[[3, 1, 2], [2, 3, 1], [0, 1, 2]]]]
+    assert directml.bridge() is bridge
+
+
+# DML_ARGMAX_OPERATOR_DESC's input, and argmax({3,2,1,2,3}) from its AxisDirection text.
+_ARGMAX_INPUT = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], dtype=np.float32)
+_ARGMAX_TIES = np.array([[3, 2, 1, 2, 3]], dtype=np.float32)
+
+
+def _argmax(axis: int, shape: tuple[int, ...], direction: int = 0) -> DirectMLDescription:
+    return DirectMLDescription("DML_OPERATOR_ARGMAX", 138, (
+        InputTensor("InputTensor", "X"),
+        OutputTensor("OutputTensor", "indices", "uint32", shape),
+        UIntArray("Axes", "AxisCount", (axis,)),
+        UInt("AxisDirection", direction),
+    ))
+
+
+def test_an_operator_the_bridge_was_never_told_of_runs_from_its_description(directml: DirectMLWine) -> None:
+    """DML_OPERATOR_ARGMAX (a UINT array among the members): no C code knows it."""
+    columns = _dml_run(directml, _argmax(0, (1, 3)), _ARGMAX_INPUT)
+    assert list(columns) == ["indices"]
+    assert columns["indices"].tolist() == [[1, 2, 1]]  # the documents' example 1
+    assert _dml_run(directml, _argmax(1, (3, 1)), _ARGMAX_INPUT)["indices"].tolist() == [[2], [2], [1]]
+    assert _dml_run(directml, _argmax(1, (1, 1), 0), _ARGMAX_TIES)["indices"].tolist() == [[0]]  # the first
+    assert _dml_run(directml, _argmax(1, (1, 1), 1), _ARGMAX_TIES)["indices"].tolist() == [[4]]  # the last
+
+
+def test_a_uint_before_a_pointer_is_padded_as_x64_c_pads_it(directml: DirectMLWine) -> None:
+    """DML_REDUCE_OPERATOR_DESC starts with Function (a UINT), then InputTensor (8-aligned)."""
+    description = DirectMLDescription("DML_OPERATOR_REDUCE", 55, (
+        UInt("Function", 0),  # DML_REDUCE_FUNCTION_ARGMAX
+        InputTensor("InputTensor", "X"),
+        OutputTensor("OutputTensor", "indices", "uint32", (1, 3)),
+        UIntArray("Axes", "AxisCount", (0,)),
+    ))
+    assert _dml_run(directml, description, _ARGMAX_INPUT)["indices"].tolist() == [[1, 2, 1]]
 
 
 # --- proof before results -------------------------------------------------------------

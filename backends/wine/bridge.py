@@ -18,13 +18,14 @@ from onnx import helper
 
 from backends.base import BackendCrash
 from backends.wine.environment import Display, WineSetup
-from conformance.core.dtypes import DTYPES
+from conformance.core.dtypes import DTYPES, element_type
 from conformance.core.processes import die_with_parent
-from conformance.ops.topk.onnx import element_type
 
-MAGIC = 0x31424B54
+MAGIC = 0x32424B54  # "TKB2" (bridge.h's BRIDGE_MAGIC)
 OP_QUIT, OP_ORT_INFO, OP_ORT_RUN, OP_DML_INFO, OP_DML_RUN = range(5)
 STATUS_OK, STATUS_REFUSED, STATUS_BAD_REQUEST = range(3)
+# OP_DML_RUN's member kinds (bridge.h)
+MEMBER_INPUT_TENSOR, MEMBER_OUTPUT_TENSOR, MEMBER_UINT, MEMBER_INT, MEMBER_FLOAT, MEMBER_UINT_ARRAY = range(1, 7)
 SENTINEL = 0xA5
 START_SECONDS = 90.0
 
@@ -59,6 +60,14 @@ class Payload:
 
     def u64(self, value: int) -> Payload:
         self.parts.append(struct.pack("<Q", value))
+        return self
+
+    def i32(self, value: int) -> Payload:
+        self.parts.append(struct.pack("<i", value))
+        return self
+
+    def f32(self, value: float) -> Payload:
+        self.parts.append(struct.pack("<f", value))
         return self
 
     def blob(self, data: bytes) -> Payload:
@@ -118,6 +127,10 @@ class Reply:
         nbytes = struct.unpack("<Q", self._take(8))[0]
         dtype = index_dtype if index_dtype is not None else dtype_of(elem_type)
         return np.frombuffer(bytes(self._take(nbytes)), dtype=dtype).reshape(shape)
+
+    def named_tensors(self) -> dict[str, np.ndarray[Any, Any]]:
+        """u32 count, then (str name, tensor) each: OP_DML_RUN's outputs."""
+        return {self.string(): self.tensor() for _ in range(self.u32())}
 
 
 def parse_info(text: str) -> dict[str, str]:

@@ -33,6 +33,13 @@ INDEX_DTYPES: dict[str, np.dtype[Any]] = {
     "uint64": np.dtype(np.uint64),
 }
 
+# ONNX TensorProto element types (the enum the bridge's tensors and ONNX graphs carry) of the
+# types above, by numpy name.
+ELEMENT_TYPES: dict[str, int] = {
+    "float32": 1, "uint8": 2, "int8": 3, "uint16": 4, "int16": 5, "int32": 6, "int64": 7,
+    "float16": 10, "float64": 11, "uint32": 12, "uint64": 13, "bfloat16": 16,
+}
+
 # Strings a case may use for values YAML cannot write portably as numbers. "nan" and "-nan"
 # load as NAN_BITS with the sign bit clear and set; "0x..." strings give any bit pattern.
 SPECIAL_FLOATS: dict[str, float] = {
@@ -82,6 +89,17 @@ def name_of(dtype: np.dtype[Any]) -> str:
         if candidate == dtype:
             return name
     return str(dtype)
+
+
+def element_type(dtype: np.dtype[Any]) -> int:
+    """The ONNX TensorProto element type of a numpy type (onnx's own mapping, which knows
+    more types than the suite's, for any other)."""
+    for name, candidate in DTYPES.items():
+        if candidate == dtype:
+            return ELEMENT_TYPES[name]
+    from onnx import helper  # only for a type the suite does not use
+
+    return int(helper.np_dtype_to_tensor_dtype(dtype))
 
 
 def is_float(dtype: np.dtype[Any]) -> bool:

@@ -70,8 +70,12 @@ class Operator(Generic[C, V]):
     # Inputs with a known answer that a backend must reproduce before it gives any result
     # (the Wine bridge's proof), with the variants of a dialect (`kind`) to run them through.
     proof: Callable[[str], list[tuple[C, V]]] = field(default=lambda kind: [])
-    # The field names a result's case is described by in repro notes and the report.
+    # The case's own fields as text, for repro notes ("axis 1, k 3, ...").
     describe: Callable[[C], str] = field(default=lambda case: "")
+    # DirectML: the input types its documents' tensor-support table lists, and the index
+    # type a case's DirectML graph gives (numpy names), for the device's own answers.
+    directml_dtypes: frozenset[str] = frozenset()
+    directml_index_type: Callable[[C], str] = field(default=lambda case: "")
 
     @cached_property
     def graph_names(self) -> tuple[str, ...]:

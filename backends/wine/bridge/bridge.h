@@ -22,10 +22,24 @@
  *   a preallocated output is filled with SENTINEL_BYTE before the run.
  *   Reply: u32 output count + tensor each, then str placement (ONNX Runtime's own record of
  *   the provider each TopK node was assigned to, "TopK:<node name>=<provider>;...").
- * OP_DML_RUN: u32 operator (DML_OPERATOR_TOP_K=71 or DML_OPERATOR_TOP_K1=112), u32 axis,
- *   u32 k, u32 axis direction (0 increasing, 1 decreasing), u32 index element type (ONNX
- *   enum), tensor input. Outputs are pre-filled with SENTINEL_BYTE before the dispatch.
- *   Reply: tensor values, tensor indices.
+ * OP_DML_RUN: any DirectML operator, as its DML_OPERATOR_DESC: u32 operator type
+ *   (DML_OPERATOR_TYPE), u32 member count (at most DML_MAX_MEMBERS), then the members of its
+ *   desc struct in declaration order, each: u32 kind, str member name (DirectML's, e.g.
+ *   "OutputIndexTensor": for messages), then by kind
+ *     MEMBER_INPUT_TENSOR  tensor (the data bound to that input),
+ *     MEMBER_OUTPUT_TENSOR str output name, tensor spec (byte count 0, no bytes),
+ *     MEMBER_UINT / MEMBER_INT / MEMBER_FLOAT  u32 (the bits of a UINT, INT or FLOAT; enums
+ *       such as DML_AXIS_DIRECTION are UINTs),
+ *     MEMBER_UINT_ARRAY    u32 count (at most DML_MAX_ARRAY) + u32 values[count]: DirectML's
+ *       `UINT Count; const UINT* Values;` pair, two members of the struct.
+ *   The bridge lays the struct out as x64 C does (pointers 8 bytes and 8-aligned, UINT, INT
+ *   and FLOAT 4; at most DML_MAX_DESC_BYTES), each tensor as a DML_BUFFER_TENSOR_DESC (packed
+ *   sizes, no strides), binds the input tensors and the output tensors in member order, and
+ *   pre-fills the outputs with SENTINEL_BYTE before the dispatch. Compiled operators are kept
+ *   per request, input bytes left out. DirectML judges the desc: its refusal is
+ *   STATUS_REFUSED with the HRESULT; a request the bridge cannot lay out is
+ *   STATUS_BAD_REQUEST.
+ *   Reply: u32 output count + (str output name, tensor) each, in member order.
  * OP_QUIT: no payload, no reply; the bridge exits (as it does at end of input). */
 #ifndef TOPK_BRIDGE_H
 #define TOPK_BRIDGE_H
@@ -33,13 +47,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BRIDGE_MAGIC 0x31424B54u /* "TKB1" */
-#define BRIDGE_VERSION "1"
+#define BRIDGE_MAGIC 0x32424B54u /* "TKB2": 2 since OP_DML_RUN carries any operator */
+#define BRIDGE_VERSION "2"
 #define SENTINEL_BYTE 0xA5
 #define MAX_RANK 16
 
 enum { OP_QUIT = 0, OP_ORT_INFO = 1, OP_ORT_RUN = 2, OP_DML_INFO = 3, OP_DML_RUN = 4 };
 enum { STATUS_OK = 0, STATUS_REFUSED = 1, STATUS_BAD_REQUEST = 2 };
+enum {
+    MEMBER_INPUT_TENSOR = 1, MEMBER_OUTPUT_TENSOR = 2, MEMBER_UINT = 3, MEMBER_INT = 4,
+    MEMBER_FLOAT = 5, MEMBER_UINT_ARRAY = 6
+};
+#define DML_MAX_MEMBERS 32
+#define DML_MAX_TENSORS 8 /* input tensors, and output tensors, each */
+#define DML_MAX_ARRAY 64
+#define DML_MAX_DESC_BYTES 256 /* DirectML's largest desc structs are about half that */
 enum {
     ELEM_FLOAT = 1, ELEM_UINT8 = 2, ELEM_INT8 = 3, ELEM_UINT16 = 4, ELEM_INT16 = 5,
     ELEM_INT32 = 6, ELEM_INT64 = 7, ELEM_FLOAT16 = 10, ELEM_DOUBLE = 11, ELEM_UINT32 = 12,

@@ -1,5 +1,6 @@
 /* The DirectML half of the bridge: a D3D12 device, DirectML.dll loaded from beside the .exe,
- * and DirectML's own DML_OPERATOR_TOP_K / DML_OPERATOR_TOP_K1 run on request (see bridge.h).
+ * and any DirectML operator run on request, its desc struct laid out from the members the
+ * request lists (see bridge.h): the bridge knows no operator.
  *
  * mingw has no directml.h, so the few DirectML types and interfaces used here are declared
  * below from the public API documentation. Everything DirectML says is passed back as it is:
@@ -30,7 +31,6 @@ enum {
 };
 enum { DML_TENSOR_TYPE_BUFFER = 1 };
 enum { DML_TENSOR_FLAG_NONE = 0 };
-enum { DML_OPERATOR_TOP_K = 71, DML_OPERATOR_TOP_K1 = 112 };
 enum { DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT = 0, DML_FEATURE_FEATURE_LEVELS = 1 };
 enum { DML_BINDING_TYPE_NONE = 0, DML_BINDING_TYPE_BUFFER = 1 };
 enum { DML_EXECUTION_FLAG_NONE = 0 };
@@ -56,23 +56,6 @@ typedef struct {
     UINT Type;
     const void *Desc;
 } DML_OPERATOR_DESC;
-
-typedef struct {
-    const DML_TENSOR_DESC *InputTensor;
-    const DML_TENSOR_DESC *OutputValueTensor;
-    const DML_TENSOR_DESC *OutputIndexTensor;
-    UINT Axis;
-    UINT K;
-} DML_TOP_K_OPERATOR_DESC;
-
-typedef struct {
-    const DML_TENSOR_DESC *InputTensor;
-    const DML_TENSOR_DESC *OutputValueTensor;
-    const DML_TENSOR_DESC *OutputIndexTensor;
-    UINT Axis;
-    UINT K;
-    UINT AxisDirection;
-} DML_TOP_K1_OPERATOR_DESC;
 
 typedef struct { UINT DataType; } DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT;
 typedef struct { BOOL IsSupported; } DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT;
@@ -205,21 +188,21 @@ static const GUID IID_IDMLCommandRecorder = {
 #define CACHE_MAX_BYTES ((uint64_t)256 << 20) /* bigger operators are used once, not kept */
 #define FENCE_TIMEOUT_MS 120000
 
-typedef struct {
-    uint32_t op, dtype, itype, rank, axis, k, direction;
-    uint32_t sizes[MAX_RANK];
-} OpKey;
-
-/* A compiled, initialized operator with its buffers and bindings, ready to dispatch again. */
+/* A compiled, initialized operator with its buffers and bindings, ready to dispatch again.
+ * Keyed by the whole request but the input tensors' bytes (see request_parse). */
 typedef struct {
     int used;
     uint64_t last_use;
-    OpKey key;
+    uint8_t *key;
+    size_t key_len;
     IDMLDispatchable *compiled;
     ID3D12DescriptorHeap *heap;
     IDMLBindingTable *bindings;
-    ID3D12Resource *input, *values, *indices, *temp, *persistent, *upload, *readback;
-    uint64_t in_width, val_width, idx_width; /* D3D12 buffer sizes */
+    uint32_t n_in, n_out;
+    ID3D12Resource *in[DML_MAX_TENSORS], *out[DML_MAX_TENSORS];
+    uint64_t in_width[DML_MAX_TENSORS], out_width[DML_MAX_TENSORS]; /* D3D12 buffer sizes */
+    uint64_t in_total, out_total; /* the sums of those widths */
+    ID3D12Resource *temp, *persistent, *upload, *readback;
 } Entry;
 
 static struct {
@@ -269,13 +252,15 @@ static void entry_free(Entry *e) {
     RELEASE(e->bindings);
     RELEASE(e->heap);
     RELEASE(e->compiled);
-    RELEASE(e->input);
-    RELEASE(e->values);
-    RELEASE(e->indices);
+    for (uint32_t i = 0; i < DML_MAX_TENSORS; i++) {
+        RELEASE(e->in[i]);
+        RELEASE(e->out[i]);
+    }
     RELEASE(e->temp);
     RELEASE(e->persistent);
     RELEASE(e->upload);
     RELEASE(e->readback);
+    free(e->key);
     memset(e, 0, sizeof *e);
 }
 
@@ -628,13 +613,200 @@ static DML_BINDING_PROPERTIES binding_properties(IDMLDispatchable *d) {
     return p;
 }
 
-/* Creates, compiles and initializes the operator of `key` and its buffers into `e` (not yet
- * in the cache, so that a refused operator evicts nothing). Replies and returns nonzero on
+/* One member of a request's desc struct, as read (see bridge.h). */
+typedef struct {
+    uint32_t kind;
+    char *name;     /* DirectML's member name */
+    char *output;   /* MEMBER_OUTPUT_TENSOR: the output's name */
+    uint32_t offset; /* in the desc struct; MEMBER_UINT_ARRAY: of the count (pointer at offset2) */
+    uint32_t offset2;
+    Tensor t;        /* tensors: as read (outputs: a spec, no bytes) */
+    UINT dtype;      /* tensors: the DML_TENSOR_DATA_TYPE */
+    uint32_t sizes[MAX_RANK];
+    uint64_t bytes;  /* tensors: packed byte count */
+    uint32_t value;  /* MEMBER_UINT, MEMBER_INT, MEMBER_FLOAT: the bits */
+    uint32_t count;  /* MEMBER_UINT_ARRAY */
+    UINT values[DML_MAX_ARRAY];
+} Member;
+
+typedef struct {
+    uint32_t type; /* DML_OPERATOR_TYPE */
+    uint32_t count;
+    Member m[DML_MAX_MEMBERS];
+    uint32_t n_in, n_out;
+    uint32_t in[DML_MAX_TENSORS], out[DML_MAX_TENSORS]; /* member indices, in member order */
+    Buf key; /* the request but the input tensors' bytes: what a compiled operator is kept by */
+} Request;
+
+static void request_free(Request *q) {
+    for (uint32_t i = 0; i < DML_MAX_MEMBERS; i++) {
+        free(q->m[i].name);
+        free(q->m[i].output);
+    }
+    buf_free(&q->key);
+    free(q);
+}
+
+static uint32_t align_to(uint32_t offset, uint32_t to) { return (offset + to - 1) / to * to; }
+
+/* Checks a tensor member's type, sizes and bytes, and fills dtype, sizes and bytes. */
+static int tensor_check(Member *m, uint32_t i, Reply *reply) {
+    m->dtype = dml_type(m->t.elem_type);
+    if (!m->dtype) {
+        reply_bad_request(reply, "member %u (%s): element type %u has no DirectML data type", i,
+                          m->name, m->t.elem_type);
+        return 1;
+    }
+    for (uint32_t d = 0; d < m->t.rank; d++) {
+        if (m->t.dims[d] < 0 || m->t.dims[d] > UINT32_MAX) {
+            reply_bad_request(reply, "member %u (%s): dimension %u is %lld: DirectML sizes are "
+                              "0..2^32-1", i, m->name, d, (long long)m->t.dims[d]);
+            return 1;
+        }
+        m->sizes[d] = (uint32_t)m->t.dims[d];
+    }
+    m->bytes = byte_count(m->t.rank, m->sizes, elem_size(m->t.elem_type));
+    if (m->bytes == UINT64_MAX) {
+        reply_bad_request(reply, "member %u (%s): tensor byte count overflows", i, m->name);
+        return 1;
+    }
+    if (m->kind == MEMBER_INPUT_TENSOR && m->bytes != m->t.nbytes) {
+        reply_bad_request(reply, "member %u (%s): input has %llu bytes, its dims need %llu", i,
+                          m->name, (unsigned long long)m->t.nbytes,
+                          (unsigned long long)m->bytes);
+        return 1;
+    }
+    if (m->kind == MEMBER_OUTPUT_TENSOR && m->t.nbytes) {
+        reply_bad_request(reply, "member %u (%s): an output spec carries no bytes", i, m->name);
+        return 1;
+    }
+    return 0;
+}
+
+/* Reads an OP_DML_RUN request and lays its desc struct out (offsets only). Replies
+ * STATUS_BAD_REQUEST and returns NULL on anything it cannot read or lay out. */
+static Request *request_parse(Reader *r, Reply *reply) {
+    Request *q = calloc(1, sizeof *q);
+    if (!q) {
+        reply_refused(reply, (uint32_t)E_OUTOFMEMORY, "malloc of the request failed");
+        return NULL;
+    }
+    q->type = rd_u32(r);
+    q->count = rd_u32(r);
+    if (r->bad) {
+        reply_bad_request(reply, "truncated DML_RUN request (no operator type or member count)");
+        goto fail;
+    }
+    if (q->count > DML_MAX_MEMBERS) {
+        reply_bad_request(reply, "%u members: a desc struct has at most %d here", q->count,
+                          DML_MAX_MEMBERS);
+        goto fail;
+    }
+    buf_u32(&q->key, q->type);
+    buf_u32(&q->key, q->count);
+    uint32_t offset = 0;
+    for (uint32_t i = 0; i < q->count; i++) {
+        Member *m = &q->m[i];
+        m->kind = rd_u32(r);
+        m->name = rd_str(r);
+        if (r->bad || !m->name) {
+            reply_bad_request(reply, "truncated DML_RUN request (member %u)", i);
+            goto fail;
+        }
+        buf_u32(&q->key, m->kind);
+        buf_str(&q->key, m->name);
+        switch (m->kind) {
+        case MEMBER_INPUT_TENSOR:
+        case MEMBER_OUTPUT_TENSOR: {
+            int input = m->kind == MEMBER_INPUT_TENSOR;
+            if (!input && !(m->output = rd_str(r))) {
+                reply_bad_request(reply, "truncated DML_RUN request (member %u, %s)", i, m->name);
+                goto fail;
+            }
+            if (rd_tensor(r, &m->t)) {
+                reply_bad_request(reply, "member %u (%s): its tensor is truncated or has a rank "
+                                  "over %d", i, m->name, MAX_RANK);
+                goto fail;
+            }
+            if (tensor_check(m, i, reply)) goto fail;
+            uint32_t *n = input ? &q->n_in : &q->n_out;
+            if (*n == DML_MAX_TENSORS) {
+                reply_bad_request(reply, "member %u (%s): more than %d %s tensors", i, m->name,
+                                  DML_MAX_TENSORS, input ? "input" : "output");
+                goto fail;
+            }
+            (input ? q->in : q->out)[(*n)++] = i;
+            if (!input) buf_str(&q->key, m->output);
+            buf_u32(&q->key, m->t.elem_type);
+            buf_u32(&q->key, m->t.rank);
+            buf_bytes(&q->key, m->t.dims, 8 * (size_t)m->t.rank);
+            m->offset = offset = align_to(offset, 8);
+            offset += 8;
+            break;
+        }
+        case MEMBER_UINT:
+        case MEMBER_INT:
+        case MEMBER_FLOAT:
+            m->value = rd_u32(r);
+            buf_u32(&q->key, m->value);
+            m->offset = offset = align_to(offset, 4);
+            offset += 4;
+            break;
+        case MEMBER_UINT_ARRAY:
+            m->count = rd_u32(r);
+            if (!r->bad && m->count > DML_MAX_ARRAY) {
+                reply_bad_request(reply, "member %u (%s): %u values, at most %d here", i,
+                                  m->name, m->count, DML_MAX_ARRAY);
+                goto fail;
+            }
+            for (uint32_t v = 0; v < m->count && !r->bad; v++) m->values[v] = rd_u32(r);
+            buf_u32(&q->key, m->count);
+            buf_bytes(&q->key, m->values, 4 * (size_t)m->count);
+            m->offset = offset = align_to(offset, 4);
+            m->offset2 = offset = align_to(offset + 4, 8);
+            offset += 8;
+            break;
+        default:
+            reply_bad_request(reply, "member %u (%s) has unknown kind %u", i, m->name, m->kind);
+            goto fail;
+        }
+        if (r->bad) {
+            reply_bad_request(reply, "truncated DML_RUN request (member %u, %s)", i, m->name);
+            goto fail;
+        }
+        if (offset > DML_MAX_DESC_BYTES) {
+            reply_bad_request(reply, "the desc struct passes %d bytes at member %u (%s)",
+                              DML_MAX_DESC_BYTES, i, m->name);
+            goto fail;
+        }
+    }
+    if (r->left) {
+        reply_bad_request(reply, "%zu trailing bytes after the DML_RUN request", r->left);
+        goto fail;
+    }
+    if (!q->n_out) {
+        reply_bad_request(reply, "the desc has no output tensor member");
+        goto fail;
+    }
+    return q;
+fail:
+    request_free(q);
+    return NULL;
+}
+
+/* The D3D12 buffer of a tensor of `bytes` packed bytes: its TotalTensorSizeInBytes (a
+ * multiple of 4), at least 256 bytes (no zero-sized resources) and a multiple of 256, so
+ * that the upload and readback regions line up. */
+static uint64_t buffer_width(uint64_t bytes) {
+    uint64_t total = round_up(bytes, 4);
+    return round_up(total ? total : 1, 256);
+}
+
+/* Creates, compiles and initializes the operator of `q` and its buffers into `e` (not yet in
+ * the cache, so that a refused operator evicts nothing). Replies and returns nonzero on
  * failure, with all it made released. */
-static int entry_build(Entry *e, const OpKey *key, const DML_OPERATOR_DESC *desc,
-                       uint64_t in_size, uint64_t val_size, uint64_t idx_size, Reply *reply) {
+static int entry_build(Entry *e, const Request *q, const DML_OPERATOR_DESC *desc, Reply *reply) {
     memset(e, 0, sizeof *e);
-    e->key = *key;
     IUnknown *op = NULL;
     IDMLDispatchable *init = NULL;
     IDMLBindingTable *init_bindings = NULL;
@@ -671,19 +843,24 @@ static int entry_build(Entry *e, const OpKey *key, const DML_OPERATOR_DESC *desc
         goto fail;
     }
 
-    /* Buffers are at least 256 bytes (no zero-sized resources) and their widths are
-     * multiples of 256, so that the upload and readback regions line up. */
-    e->in_width = round_up(in_size ? in_size : 1, 256);
-    e->val_width = round_up(val_size ? val_size : 1, 256);
-    e->idx_width = round_up(idx_size ? idx_size : 1, 256);
     const D3D12_RESOURCE_STATES uav = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
-    if (FAILED(hr = make_buffer(e->in_width, D3D12_HEAP_TYPE_DEFAULT, uav, &e->input)) ||
-        FAILED(hr = make_buffer(e->val_width, D3D12_HEAP_TYPE_DEFAULT, uav, &e->values)) ||
-        FAILED(hr = make_buffer(e->idx_width, D3D12_HEAP_TYPE_DEFAULT, uav, &e->indices)) ||
-        FAILED(hr = make_buffer(e->in_width + e->val_width + e->idx_width,
-                                D3D12_HEAP_TYPE_UPLOAD, D3D12_RESOURCE_STATE_GENERIC_READ,
-                                &e->upload)) ||
-        FAILED(hr = make_buffer(e->val_width + e->idx_width, D3D12_HEAP_TYPE_READBACK,
+    e->n_in = q->n_in;
+    e->n_out = q->n_out;
+    for (uint32_t i = 0; i < e->n_in; i++) {
+        e->in_width[i] = buffer_width(q->m[q->in[i]].bytes);
+        e->in_total += e->in_width[i];
+        if (FAILED(hr = make_buffer(e->in_width[i], D3D12_HEAP_TYPE_DEFAULT, uav, &e->in[i])))
+            break;
+    }
+    for (uint32_t i = 0; i < e->n_out && SUCCEEDED(hr); i++) {
+        e->out_width[i] = buffer_width(q->m[q->out[i]].bytes);
+        e->out_total += e->out_width[i];
+        hr = make_buffer(e->out_width[i], D3D12_HEAP_TYPE_DEFAULT, uav, &e->out[i]);
+    }
+    if (FAILED(hr) ||
+        FAILED(hr = make_buffer(e->in_total + e->out_total, D3D12_HEAP_TYPE_UPLOAD,
+                                D3D12_RESOURCE_STATE_GENERIC_READ, &e->upload)) ||
+        FAILED(hr = make_buffer(e->out_total, D3D12_HEAP_TYPE_READBACK,
                                 D3D12_RESOURCE_STATE_COPY_DEST, &e->readback))) {
         refuse(reply, "ID3D12Device::CreateCommittedResource", hr);
         goto fail;
@@ -733,7 +910,8 @@ static int entry_build(Entry *e, const OpKey *key, const DML_OPERATOR_DESC *desc
     RELEASE(init_bindings);
     RELEASE(init);
 
-    /* The operator's bindings never change for this entry: bind them once. */
+    /* The operator's bindings never change for this entry: bind them once, the inputs and
+     * the outputs each in member order (DirectML's binding order). */
     cpu.ptr += (SIZE_T)ip.RequiredDescriptorCount * g.descriptor_step;
     gpu.ptr += (UINT64)ip.RequiredDescriptorCount * g.descriptor_step;
     DML_BINDING_TABLE_DESC ed = {e->compiled, cpu, gpu, ep.RequiredDescriptorCount};
@@ -743,17 +921,28 @@ static int entry_build(Entry *e, const OpKey *key, const DML_OPERATOR_DESC *desc
         refuse(reply, "IDMLDevice::CreateBindingTable", hr);
         goto fail;
     }
-    DML_BUFFER_BINDING in_buf = {e->input, 0, e->in_width};
-    DML_BUFFER_BINDING out_buf[2] = {{e->values, 0, e->val_width},
-                                     {e->indices, 0, e->idx_width}};
-    DML_BINDING_DESC in_bind = {DML_BINDING_TYPE_BUFFER, &in_buf};
-    DML_BINDING_DESC out_bind[2] = {{DML_BINDING_TYPE_BUFFER, &out_buf[0]},
-                                    {DML_BINDING_TYPE_BUFFER, &out_buf[1]}};
-    e->bindings->lpVtbl->BindInputs(e->bindings, 1, &in_bind);
-    e->bindings->lpVtbl->BindOutputs(e->bindings, 2, out_bind);
+    DML_BUFFER_BINDING in_buf[DML_MAX_TENSORS], out_buf[DML_MAX_TENSORS];
+    DML_BINDING_DESC in_bind[DML_MAX_TENSORS], out_bind[DML_MAX_TENSORS];
+    for (uint32_t i = 0; i < e->n_in; i++) {
+        in_buf[i] = (DML_BUFFER_BINDING){e->in[i], 0, e->in_width[i]};
+        in_bind[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &in_buf[i]};
+    }
+    for (uint32_t i = 0; i < e->n_out; i++) {
+        out_buf[i] = (DML_BUFFER_BINDING){e->out[i], 0, e->out_width[i]};
+        out_bind[i] = (DML_BINDING_DESC){DML_BINDING_TYPE_BUFFER, &out_buf[i]};
+    }
+    e->bindings->lpVtbl->BindInputs(e->bindings, e->n_in, e->n_in ? in_bind : NULL);
+    e->bindings->lpVtbl->BindOutputs(e->bindings, e->n_out, out_bind);
     if (ep.TemporaryResourceSize) e->bindings->lpVtbl->BindTemporaryResource(e->bindings,
                                                                              &temp_bind);
     if (e->persistent) e->bindings->lpVtbl->BindPersistentResource(e->bindings, &persist_bind);
+    e->key = malloc(q->key.len ? q->key.len : 1);
+    if (!e->key) {
+        reply_refused(reply, (uint32_t)E_OUTOFMEMORY, "malloc of the cache key failed");
+        goto fail;
+    }
+    memcpy(e->key, q->key.data, q->key.len);
+    e->key_len = q->key.len;
     e->used = 1;
     return 0;
 fail:
@@ -768,10 +957,9 @@ fail:
     return 1;
 }
 
-/* Uploads the input and the sentinel-filled outputs, dispatches, and reads the outputs back
- * into `values` and `indices` (the packed sizes). Replies and returns nonzero on failure. */
-static int entry_run(Entry *e, const void *input, uint64_t in_bytes, void *values,
-                     uint64_t val_bytes, void *indices, uint64_t idx_bytes, Reply *reply) {
+/* Uploads the inputs and the sentinel-filled outputs, dispatches, and reads the outputs back
+ * into `outputs[i]` (their packed sizes). Replies and returns nonzero on failure. */
+static int entry_run(Entry *e, const Request *q, uint8_t *const *outputs, Reply *reply) {
     uint8_t *up = NULL;
     D3D12_RANGE nothing_read = {0, 0};
     HRESULT hr = ID3D12Resource_Map(e->upload, 0, &nothing_read, (void **)&up);
@@ -779,56 +967,79 @@ static int entry_run(Entry *e, const void *input, uint64_t in_bytes, void *value
         refuse(reply, "ID3D12Resource::Map(upload)", hr);
         return 1;
     }
-    memset(up, 0, e->in_width);
-    if (in_bytes) memcpy(up, input, in_bytes);
-    memset(up + e->in_width, SENTINEL_BYTE, e->val_width + e->idx_width);
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < e->n_in; i++) {
+        const Member *m = &q->m[q->in[i]];
+        memset(up + at, 0, e->in_width[i]);
+        if (m->bytes) memcpy(up + at, m->t.data, m->bytes);
+        at += e->in_width[i];
+    }
+    memset(up + e->in_total, SENTINEL_BYTE, e->out_total);
     ID3D12Resource_Unmap(e->upload, 0, NULL);
 
     if (FAILED(begin_commands(reply))) return 1;
     const D3D12_RESOURCE_STATES uav = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
-    D3D12_RESOURCE_BARRIER b[3];
-    ID3D12Resource *bufs[3] = {e->input, e->values, e->indices};
-    for (int i = 0; i < 3; i++) transition(&b[i], bufs[i], uav, D3D12_RESOURCE_STATE_COPY_DEST);
-    ID3D12GraphicsCommandList_ResourceBarrier(g.list, 3, b);
-    ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->input, 0, e->upload, 0, e->in_width);
-    ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->values, 0, e->upload, e->in_width,
-                                               e->val_width);
-    ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->indices, 0, e->upload,
-                                               e->in_width + e->val_width, e->idx_width);
-    for (int i = 0; i < 3; i++) transition(&b[i], bufs[i], D3D12_RESOURCE_STATE_COPY_DEST, uav);
-    ID3D12GraphicsCommandList_ResourceBarrier(g.list, 3, b);
+    const D3D12_RESOURCE_STATES dest = D3D12_RESOURCE_STATE_COPY_DEST;
+    const D3D12_RESOURCE_STATES source = D3D12_RESOURCE_STATE_COPY_SOURCE;
+    D3D12_RESOURCE_BARRIER b[2 * DML_MAX_TENSORS];
+    ID3D12Resource *bufs[2 * DML_MAX_TENSORS];
+    uint64_t widths[2 * DML_MAX_TENSORS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->n_in; i++, n++) bufs[n] = e->in[i], widths[n] = e->in_width[i];
+    for (uint32_t i = 0; i < e->n_out; i++, n++) bufs[n] = e->out[i], widths[n] = e->out_width[i];
+    ID3D12Resource **outs = bufs + e->n_in;
+    D3D12_RESOURCE_BARRIER *out_b = b + e->n_in;
+
+    /* Every buffer from the upload buffer: inputs first, then the sentinel-filled outputs. */
+    for (uint32_t i = 0; i < n; i++) transition(&b[i], bufs[i], uav, dest);
+    ID3D12GraphicsCommandList_ResourceBarrier(g.list, n, b);
+    at = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        ID3D12GraphicsCommandList_CopyBufferRegion(g.list, bufs[i], 0, e->upload, at, widths[i]);
+        at += widths[i];
+    }
+    for (uint32_t i = 0; i < n; i++) transition(&b[i], bufs[i], dest, uav);
+    ID3D12GraphicsCommandList_ResourceBarrier(g.list, n, b);
 
     ID3D12GraphicsCommandList_SetDescriptorHeaps(g.list, 1, &e->heap);
     g.recorder->lpVtbl->RecordDispatch(g.recorder, (ID3D12CommandList *)g.list, e->compiled,
                                        e->bindings);
     uav_barrier();
 
-    for (int i = 1; i < 3; i++) transition(&b[i], bufs[i], uav, D3D12_RESOURCE_STATE_COPY_SOURCE);
-    ID3D12GraphicsCommandList_ResourceBarrier(g.list, 2, b + 1);
-    ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->readback, 0, e->values, 0,
-                                               e->val_width);
-    ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->readback, e->val_width, e->indices, 0,
-                                               e->idx_width);
-    for (int i = 1; i < 3; i++) transition(&b[i], bufs[i], D3D12_RESOURCE_STATE_COPY_SOURCE, uav);
-    ID3D12GraphicsCommandList_ResourceBarrier(g.list, 2, b + 1);
+    for (uint32_t i = 0; i < e->n_out; i++) transition(&out_b[i], outs[i], uav, source);
+    ID3D12GraphicsCommandList_ResourceBarrier(g.list, e->n_out, out_b);
+    at = 0;
+    for (uint32_t i = 0; i < e->n_out; i++) {
+        ID3D12GraphicsCommandList_CopyBufferRegion(g.list, e->readback, at, outs[i], 0,
+                                                   e->out_width[i]);
+        at += e->out_width[i];
+    }
+    for (uint32_t i = 0; i < e->n_out; i++) transition(&out_b[i], outs[i], source, uav);
+    ID3D12GraphicsCommandList_ResourceBarrier(g.list, e->n_out, out_b);
     if (FAILED(submit_and_wait(reply))) return 1;
 
     uint8_t *down = NULL;
-    D3D12_RANGE all = {0, (SIZE_T)(e->val_width + e->idx_width)};
+    D3D12_RANGE all = {0, (SIZE_T)e->out_total};
     hr = ID3D12Resource_Map(e->readback, 0, &all, (void **)&down);
     if (FAILED(hr)) {
         refuse(reply, "ID3D12Resource::Map(readback)", hr);
         return 1;
     }
-    if (val_bytes) memcpy(values, down, val_bytes);
-    if (idx_bytes) memcpy(indices, down + e->val_width, idx_bytes);
+    at = 0;
+    for (uint32_t i = 0; i < e->n_out; i++) {
+        uint64_t bytes = q->m[q->out[i]].bytes;
+        if (bytes) memcpy(outputs[i], down + at, bytes);
+        at += e->out_width[i];
+    }
     ID3D12Resource_Unmap(e->readback, 0, &nothing_read);
     return 0;
 }
 
-static Entry *cache_find(const OpKey *key) {
+static Entry *cache_find(const Buf *key) {
     for (int i = 0; i < CACHE_SIZE; i++)
-        if (g.cache[i].used && !memcmp(&g.cache[i].key, key, sizeof *key)) return &g.cache[i];
+        if (g.cache[i].used && g.cache[i].key_len == key->len &&
+            !memcmp(g.cache[i].key, key->data, key->len))
+            return &g.cache[i];
     return NULL;
 }
 
@@ -843,112 +1054,80 @@ static Entry *cache_slot(void) {
     return oldest;
 }
 
-void dml_run(Reader *request, Reply *reply) {
-    uint32_t op = rd_u32(request), axis = rd_u32(request), k = rd_u32(request);
-    uint32_t direction = rd_u32(request), index_elem = rd_u32(request);
-    Tensor t;
-    if (rd_tensor(request, &t)) {
-        reply_bad_request(reply, "truncated DML_RUN request");
-        return;
-    }
-    if (request->left) {
-        reply_bad_request(reply, "%zu trailing bytes after the DML_RUN request", request->left);
-        return;
-    }
-    if (op != DML_OPERATOR_TOP_K && op != DML_OPERATOR_TOP_K1) {
-        reply_bad_request(reply, "operator %u is neither DML_OPERATOR_TOP_K (71) nor "
-                                 "DML_OPERATOR_TOP_K1 (112)", op);
-        return;
-    }
-    UINT dtype = dml_type(t.elem_type), itype = dml_type(index_elem);
-    if (!dtype) {
-        reply_bad_request(reply, "input element type %u has no DirectML data type", t.elem_type);
-        return;
-    }
-    if (!itype) {
-        reply_bad_request(reply, "index element type %u has no DirectML data type", index_elem);
-        return;
-    }
-
-    OpKey key;
-    memset(&key, 0, sizeof key);
-    key.op = op;
-    key.dtype = dtype;
-    key.itype = itype;
-    key.rank = t.rank;
-    key.axis = axis;
-    key.k = k;
-    key.direction = op == DML_OPERATOR_TOP_K1 ? direction : 0; /* TOP_K has no direction */
-    for (uint32_t i = 0; i < t.rank; i++) {
-        if (t.dims[i] < 0 || t.dims[i] > UINT32_MAX) {
-            reply_bad_request(reply, "dimension %u is %lld: DirectML sizes are 0..2^32-1", i,
-                              (long long)t.dims[i]);
-            return;
+/* Builds the operator's desc struct from the members, x64 layout (see bridge.h), and the
+ * entry from it. The tensor descs live here only while DirectML creates the operator. */
+static int entry_create(Entry *e, const Request *q, Reply *reply) {
+    DML_BUFFER_TENSOR_DESC buffers[DML_MAX_MEMBERS];
+    DML_TENSOR_DESC tensors[DML_MAX_MEMBERS];
+    union {
+        uint64_t align;
+        uint8_t bytes[DML_MAX_DESC_BYTES];
+    } desc;
+    memset(&desc, 0, sizeof desc);
+    for (uint32_t i = 0; i < q->count; i++) {
+        const Member *m = &q->m[i];
+        switch (m->kind) {
+        case MEMBER_INPUT_TENSOR:
+        case MEMBER_OUTPUT_TENSOR: {
+            /* Packed sizes, no strides; DirectML wants total sizes in multiples of 4 bytes. */
+            buffers[i] = (DML_BUFFER_TENSOR_DESC){m->dtype, DML_TENSOR_FLAG_NONE, m->t.rank,
+                                                  m->sizes, NULL, round_up(m->bytes, 4), 0};
+            tensors[i] = (DML_TENSOR_DESC){DML_TENSOR_TYPE_BUFFER, &buffers[i]};
+            const DML_TENSOR_DESC *p = &tensors[i];
+            memcpy(desc.bytes + m->offset, &p, sizeof p);
+            break;
         }
-        key.sizes[i] = (uint32_t)t.dims[i];
+        case MEMBER_UINT:
+        case MEMBER_INT:
+        case MEMBER_FLOAT:
+            memcpy(desc.bytes + m->offset, &m->value, 4);
+            break;
+        case MEMBER_UINT_ARRAY: {
+            const UINT *p = m->count ? m->values : NULL;
+            memcpy(desc.bytes + m->offset, &m->count, 4);
+            memcpy(desc.bytes + m->offset2, &p, sizeof p);
+            break;
+        }
+        }
     }
-    /* Output sizes: the input's with the axis replaced by K. An axis out of range is left for
-     * DirectML to judge, with the input's sizes. */
-    uint32_t out_sizes[MAX_RANK];
-    int64_t out_dims[MAX_RANK];
-    memcpy(out_sizes, key.sizes, sizeof out_sizes);
-    if (axis < t.rank) out_sizes[axis] = k;
-    for (uint32_t i = 0; i < t.rank; i++) out_dims[i] = out_sizes[i];
+    DML_OPERATOR_DESC op = {q->type, desc.bytes};
+    return entry_build(e, q, &op, reply);
+}
 
-    uint64_t in_bytes = byte_count(t.rank, key.sizes, elem_size(t.elem_type));
-    uint64_t val_bytes = byte_count(t.rank, out_sizes, elem_size(t.elem_type));
-    uint64_t idx_bytes = byte_count(t.rank, out_sizes, elem_size(index_elem));
-    if (in_bytes == UINT64_MAX || val_bytes == UINT64_MAX || idx_bytes == UINT64_MAX) {
-        reply_bad_request(reply, "tensor byte count overflows");
-        return;
-    }
-    if (in_bytes != t.nbytes) {
-        reply_bad_request(reply, "input has %llu bytes, its dims need %llu",
-                          (unsigned long long)t.nbytes, (unsigned long long)in_bytes);
-        return;
-    }
-    if (device_up(reply)) return;
+void dml_run(Reader *request, Reply *reply) {
+    Request *q = request_parse(request, reply);
+    if (!q) return;
+    uint8_t *outputs[DML_MAX_TENSORS] = {NULL};
+    if (device_up(reply)) goto done;
 
-    Entry *e = cache_find(&key);
+    Entry *e = cache_find(&q->key);
     if (!e) {
-        /* Packed sizes, no strides; DirectML wants total sizes in multiples of 4 bytes. */
-        DML_BUFFER_TENSOR_DESC in_buf = {dtype, DML_TENSOR_FLAG_NONE, t.rank, key.sizes, NULL,
-                                         round_up(in_bytes, 4), 0};
-        DML_BUFFER_TENSOR_DESC val_buf = {dtype, DML_TENSOR_FLAG_NONE, t.rank, out_sizes, NULL,
-                                          round_up(val_bytes, 4), 0};
-        DML_BUFFER_TENSOR_DESC idx_buf = {itype, DML_TENSOR_FLAG_NONE, t.rank, out_sizes, NULL,
-                                          round_up(idx_bytes, 4), 0};
-        DML_TENSOR_DESC in_desc = {DML_TENSOR_TYPE_BUFFER, &in_buf};
-        DML_TENSOR_DESC val_desc = {DML_TENSOR_TYPE_BUFFER, &val_buf};
-        DML_TENSOR_DESC idx_desc = {DML_TENSOR_TYPE_BUFFER, &idx_buf};
-        DML_TOP_K_OPERATOR_DESC topk = {&in_desc, &val_desc, &idx_desc, axis, k};
-        DML_TOP_K1_OPERATOR_DESC topk1 = {&in_desc, &val_desc, &idx_desc, axis, k, direction};
-        DML_OPERATOR_DESC desc = {op, op == DML_OPERATOR_TOP_K1 ? (const void *)&topk1
-                                                                : (const void *)&topk};
         Entry fresh;
-        if (entry_build(&fresh, &key, &desc, round_up(in_bytes, 4), round_up(val_bytes, 4),
-                        round_up(idx_bytes, 4), reply))
-            return;
+        if (entry_create(&fresh, q, reply)) goto done;
         e = cache_slot();
         *e = fresh;
     }
     e->last_use = ++g.clock;
 
-    void *values = malloc(val_bytes ? (size_t)val_bytes : 1);
-    void *indices = malloc(idx_bytes ? (size_t)idx_bytes : 1);
-    if (!values || !indices) {
-        free(values);
-        free(indices);
-        reply_refused(reply, (uint32_t)E_OUTOFMEMORY, "malloc of the outputs failed");
-        return;
+    for (uint32_t i = 0; i < q->n_out; i++) {
+        uint64_t bytes = q->m[q->out[i]].bytes;
+        if (!(outputs[i] = malloc(bytes ? (size_t)bytes : 1))) {
+            reply_refused(reply, (uint32_t)E_OUTOFMEMORY, "malloc of the outputs failed");
+            goto done;
+        }
     }
-    if (!entry_run(e, t.data, in_bytes, values, val_bytes, indices, idx_bytes, reply)) {
-        buf_tensor(&reply->payload, t.elem_type, t.rank, out_dims, values, val_bytes);
-        buf_tensor(&reply->payload, index_elem, t.rank, out_dims, indices, idx_bytes);
+    if (!entry_run(e, q, outputs, reply)) {
+        buf_u32(&reply->payload, q->n_out);
+        for (uint32_t i = 0; i < q->n_out; i++) {
+            const Member *m = &q->m[q->out[i]];
+            buf_str(&reply->payload, m->output);
+            buf_tensor(&reply->payload, m->t.elem_type, m->t.rank, m->t.dims, outputs[i],
+                       m->bytes);
+        }
     }
-    free(values);
-    free(indices);
     /* A very large operator is not worth its memory in the cache. */
-    if (g.ready && e->used && e->in_width + 2 * (e->val_width + e->idx_width) > CACHE_MAX_BYTES)
-        entry_free(e);
+    if (g.ready && e->used && e->in_total + 2 * e->out_total > CACHE_MAX_BYTES) entry_free(e);
+done:
+    for (uint32_t i = 0; i < DML_MAX_TENSORS; i++) free(outputs[i]);
+    request_free(q);
 }

@@ -1,43 +1,47 @@
-"""DirectML operator descriptions for a case: DML_OPERATOR_TOP_K1 or DML_OPERATOR_TOP_K,
-as the Wine bridge creates them (the tensor descriptions follow from the input)."""
+"""DirectML's TopK operators for a case: DML_OPERATOR_TOP_K1 (variant version 1) or
+DML_OPERATOR_TOP_K (version 0), as generic descriptions (conformance/graphs/directml.py):
+the members of DML_TOP_K1_OPERATOR_DESC / DML_TOP_K_OPERATOR_DESC in declaration order."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from conformance.core.dtypes import name_of
+from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant, directml_index_type
 
 X = "X"
+VALUES, INDICES = "values", "indices"
 DML_OPERATOR_TOP_K = 71
 DML_OPERATOR_TOP_K1 = 112
 DML_AXIS_DIRECTION_INCREASING = 0
 DML_AXIS_DIRECTION_DECREASING = 1
 
 
-@dataclass(frozen=True)
-class DirectMLOperator:
-    operator: int  # DML_OPERATOR_TOP_K1 or DML_OPERATOR_TOP_K
-    axis: int  # DirectML's Axis is a UINT: counted from the front
-    k: int
-    direction: int  # DML_AXIS_DIRECTION (TOP_K1 only; TOP_K is decreasing)
-    index_type: str  # numpy name of the OutputIndexTensor's type
-
-    @property
-    def name(self) -> str:
-        return "DML_OPERATOR_TOP_K1" if self.operator == DML_OPERATOR_TOP_K1 else "DML_OPERATOR_TOP_K"
-
-
-def build_directml(case: Case, variant: Variant) -> DirectMLOperator:
-    top_k1 = variant.version == 1
-    direction = DML_AXIS_DIRECTION_DECREASING if case.largest else DML_AXIS_DIRECTION_INCREASING
-    return DirectMLOperator(
-        DML_OPERATOR_TOP_K1 if top_k1 else DML_OPERATOR_TOP_K, case.axis_index, case.k,
-        direction, directml_index_type(case),
-    )
+def build_directml(case: Case, variant: Variant) -> DirectMLDescription:
+    """TOP_K1: InputTensor, OutputValueTensor, OutputIndexTensor, Axis, K, AxisDirection;
+    TOP_K the same without AxisDirection (it selects the largest). DirectML's Axis is a UINT,
+    counted from the front; both outputs have the input's sizes with the axis's replaced by K
+    (an axis out of range keeps the input's sizes, for DirectML to judge)."""
+    axis = case.axis_index
+    shape = list(case.x.shape)
+    if 0 <= axis < len(shape):
+        shape[axis] = case.k
+    members: list[Any] = [
+        InputTensor("InputTensor", X),
+        OutputTensor("OutputValueTensor", VALUES, name_of(case.x.dtype), tuple(shape)),
+        OutputTensor("OutputIndexTensor", INDICES, directml_index_type(case), tuple(shape)),
+        UInt("Axis", axis),
+        UInt("K", case.k),
+    ]
+    if variant.version == 1:
+        direction = DML_AXIS_DIRECTION_DECREASING if case.largest else DML_AXIS_DIRECTION_INCREASING
+        members.append(UInt("AxisDirection", direction))
+        return DirectMLDescription("DML_OPERATOR_TOP_K1", DML_OPERATOR_TOP_K1, tuple(members))
+    return DirectMLDescription("DML_OPERATOR_TOP_K", DML_OPERATOR_TOP_K, tuple(members))
 
 
 def directml_feeds(case: Case, variant: Variant) -> dict[str, np.ndarray[Any, Any]]:

@@ -9,16 +9,13 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
+from conformance.core.dtypes import element_type as element_type  # where it used to be
 from conformance.graphs.errors import CheckerRejected
 from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 
 X, K, VALUES, INDICES = "X", "K", "Values", "Indices"
-
-
-def element_type(dtype: np.dtype[Any]) -> int:
-    return int(helper.np_dtype_to_tensor_dtype(dtype))
 
 
 def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelProto:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from conformance.operator.record import Operator
 from conformance.ops.topk import build, judge, load, proof, variants
 from conformance.ops.topk.case import Case
-from conformance.ops.topk.variants import Variant
+from conformance.ops.topk.profiles import DIRECTML_DTYPES
+from conformance.ops.topk.variants import Variant, directml_index_type
 
 
 def describe(case: Case) -> str:
@@ -26,4 +27,6 @@ TOPK: Operator[Case, Variant] = Operator(
     judge=judge.judge,
     proof=proof.proof,
     describe=describe,
+    directml_dtypes=DIRECTML_DTYPES,
+    directml_index_type=directml_index_type,
 )
