@@ -1,8 +1,8 @@
 """`topk-conformance fuzz`: differential testing driven by hypothesis.
 
-Hypothesis draws TopK inputs (`conformance/fuzz_strategies.py`); each runs on the backend
-through every graph variant it takes, with the suite's own runner in a worker process (a
-crash is a result, as in `run`), and each result is judged as in `run`. A discrepancy (a
+Hypothesis draws an operator's inputs (its record's `fuzz`: conformance/ops/topk/fuzz.py);
+each runs on the backend through every graph variant it takes, with the suite's own runner
+in a worker process (a crash is a result, as in `run`), and each result is judged as in `run`. A discrepancy (a
 result neither pass nor skip) has a *signature* per broken rule: (backend, graph, rule,
 element type), where the rule is the judge's rule for a `fail` and `raised`, `divergent` or
 `crash` for the other verdicts.
@@ -37,28 +37,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
 from backends.base import Backend
 from conformance.core.atomic_files import WriteError, atomic_write_text
-from conformance.core.dtypes import is_float, to_jsonable
+from conformance.core.dtypes import to_jsonable
 from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError, limit, limit_note
-from conformance.operator.interfaces import Variant
-from conformance.ops.registry import operator
-from conformance.ops.topk.case import Case
+from conformance.operator.interfaces import Case, Variant
+from conformance.ops.registry import DEFAULT, operator
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
 from conformance.running.suite import Executor, Executors
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
-    from conformance.fuzz_strategies import FuzzInput
+    from conformance.operator.fuzzing import FuzzExample, FuzzSupport
 
 DEFAULT_OUT = Path("reports/fuzz")
 DEFAULT_BUDGET = 60.0
@@ -91,13 +89,13 @@ class Finding:
     """A signature and the minimal input that shows it."""
 
     signature: Signature
-    example: FuzzInput
+    example: FuzzExample
     result: Result  # the target variant's result on the minimal input
     seed: int
     search: int
     all_results: list[Result] = field(default_factory=list)  # every variant, minimal input
     also: list[Signature] = field(default_factory=list)  # other new signatures the input shows
-    shrunk: FuzzInput | None = None  # hypothesis's minimal input, before `Session.tighten`
+    shrunk: FuzzExample | None = None  # hypothesis's minimal input, before `Session.tighten`
     path: Path | None = None
     reproduced: bool | None = None
     reproduced_verdict: str = ""
@@ -128,12 +126,13 @@ class Session:
 
     def __init__(self, backend: Backend, execute: Executor, out: Path, seed: int, budget: float,
                  dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None,
-                 takes: Collection[str] | None = None) -> None:
+                 takes: Collection[str] | None = None, op: str = DEFAULT) -> None:
         self.backend = backend
+        self.support = _support(op)
         self.execute = execute
         self.out = out
         self.seed = seed
-        self.variants = variants_for(backend, takes=takes)
+        self.variants = [v for v in variants_for(backend, takes=takes) if v.op == op]
         self.dtypes = dtypes
         self.started = time.monotonic()
         self.soft_deadline = self.started + budget
@@ -142,12 +141,12 @@ class Session:
         self.status = Status()
         self.on_change = on_change
         self.memory: dict[tuple[str, str], Result] = {}  # (input key, variant label) -> result
-        self.examples: dict[str, FuzzInput] = {}
+        self.examples: dict[str, FuzzExample] = {}
         self.target: Signature | None = None
         self.target_variant: Variant | None = None
-        self.target_example: FuzzInput | None = None
+        self.target_example: FuzzExample | None = None
         self.shrink_until = 0.0  # hypothesis's shrinking runs new inputs until then
-        self.first_example: FuzzInput | None = None  # the first input hypothesis asked about
+        self.first_example: FuzzExample | None = None  # the first input hypothesis asked about
         self.search_seed = seed
         self.stop: Interrupted | WriteError | None = None
         self.summary_error = ""  # why fuzz.json could not be written
@@ -155,10 +154,10 @@ class Session:
 
     # --- running one input ------------------------------------------------------------
 
-    def case_of(self, example: FuzzInput) -> Case:
+    def case_of(self, example: FuzzExample) -> Case:
         return example.case(f"fuzz-{example.key()}", self.out / f"fuzz-{example.key()}.yaml")
 
-    def results(self, example: FuzzInput, variants: list[Variant], run: bool = True) -> list[Result] | None:
+    def results(self, example: FuzzExample, variants: list[Variant], run: bool = True) -> list[Result] | None:
         """The results of `example` through `variants`, from memory where known; None when
         some are unknown and `run` is false."""
         key = example.key()
@@ -175,7 +174,7 @@ class Session:
 
     # --- the test function hypothesis calls ------------------------------------------
 
-    def check(self, example: FuzzInput) -> None:
+    def check(self, example: FuzzExample) -> None:
         """Raises NewDiscrepancy where `example` shows the search's target (or, before there
         is one, any signature not found yet, which becomes the target). One raise statement:
         hypothesis tells failures apart by where they are raised."""
@@ -190,7 +189,7 @@ class Session:
             assert self.target is not None
             raise NewDiscrepancy(self.target)
 
-    def _shows_target(self, example: FuzzInput) -> bool:
+    def _shows_target(self, example: FuzzExample) -> bool:
         if self.interrupted():
             return False
         now = time.monotonic()
@@ -221,7 +220,7 @@ class Session:
         self.status.shrink_steps += 1
         return True
 
-    def _new_signatures(self, results: list[Result], example: FuzzInput) -> list[tuple[Signature, Result]]:
+    def _new_signatures(self, results: list[Result], example: FuzzExample) -> list[tuple[Signature, Result]]:
         new: list[tuple[Signature, Result]] = []
         for result in results:
             for signature in signatures(result, example.dtype_name):
@@ -234,14 +233,14 @@ class Session:
 
     # --- after a search ----------------------------------------------------------------
 
-    def shows(self, example: FuzzInput) -> Result | None:
+    def shows(self, example: FuzzExample) -> Result | None:
         """The target variant's result on `example` where it shows the target signature."""
         assert self.target is not None and self.target_variant is not None
         results = self.results(example, [self.target_variant])
         assert results is not None
         return results[0] if self.target in signatures(results[0], example.dtype_name) else None
 
-    def tighten(self, minimal: FuzzInput) -> FuzzInput:
+    def tighten(self, minimal: FuzzExample) -> FuzzExample:
         """What hypothesis shrank, made smaller still where the target still shows: the one
         sequence where it shows, other dimensions cut to one index, elements dropped along
         the axis, a smaller K, plainer settings, simpler values (`simpler`). Greedy, at most
@@ -253,7 +252,7 @@ class Session:
         improved = True
         while improved and tried < TIGHTEN_RUNS and time.monotonic() < self.hard_deadline:
             improved = False
-            for candidate in simpler(current, result):
+            for candidate in self.support.simpler(current, result):
                 if tried >= TIGHTEN_RUNS or time.monotonic() >= self.hard_deadline:
                     break
                 tried += 1
@@ -265,7 +264,7 @@ class Session:
                     break
         return current
 
-    def settle(self, minimal: FuzzInput, search: int) -> Finding:
+    def settle(self, minimal: FuzzExample, search: int) -> Finding:
         """Record the target as found, with its minimal input run through every variant; the
         other new signatures that input shows are found with it."""
         assert self.target is not None and self.target_variant is not None
@@ -285,57 +284,6 @@ class Session:
         self.status.shrinking = ""
         self.on_change()
         return finding
-
-
-def _with(example: FuzzInput, x: np.ndarray[Any, Any], axis: int, **changes: Any) -> FuzzInput:
-    """`example` with input `x` and the axis at dimension `axis`, written negative if the
-    example's was; K kept in its relation to n (above it stays above, otherwise at most n)."""
-    from dataclasses import replace
-
-    n = x.shape[axis]
-    k = changes.pop("k", example.k)
-    k = n + 1 if example.expect_error else min(k, n)
-    written = axis - x.ndim if example.axis < 0 else axis
-    return replace(example, x=np.ascontiguousarray(x), axis=written, k=k, **changes)
-
-
-def simpler(example: FuzzInput, result: Result) -> Iterator[FuzzInput]:
-    """Smaller or plainer inputs than `example`, the likeliest first; `result` is the target
-    variant's on it (its discrepancy names the sequence where it shows)."""
-    x, axis = example.x, example.axis % example.x.ndim
-    others = [d for d in range(x.ndim) if d != axis]
-    sequence = (result.discrepancy or {}).get("sequence")
-    at = [int(i) for i in sequence] if isinstance(sequence, list) and len(sequence) == len(others) else []
-    if x.ndim > 1 and at and x.size:
-        index: list[Any] = list(at)
-        index.insert(axis, slice(None))
-        yield _with(example, x[tuple(index)], 0)  # the sequence alone, 1-D
-    for position, dim in enumerate(others):
-        if x.shape[dim] > 1:
-            keep = at[position] if at else 0
-            yield _with(example, np.take(x, [keep], axis=dim), axis)
-    for dim in others:
-        if x.shape[dim] == 1:
-            yield _with(example, np.squeeze(x, axis=dim), axis - (dim < axis))
-    n = x.shape[axis]
-    for j in reversed(range(n)):
-        if n > 1:
-            yield _with(example, np.delete(x, j, axis=axis), axis)
-    if 1 < example.k <= n:
-        yield _with(example, x, axis, k=example.k - 1)
-    plain: dict[str, Any] = {"sort": "value", "stable": None, "index_type": None, "largest": True}
-    for name, setting in plain.items():
-        if getattr(example, name) != setting:
-            yield _with(example, x, axis, **{name: setting})
-    flat = x.reshape(-1)
-    for number in (0, 1):
-        simple = np.array(number).astype(x.dtype)
-        bits = np.dtype(f"u{x.dtype.itemsize}")
-        for i in range(flat.size):
-            if flat[i : i + 1].view(bits)[0] != simple.reshape(1).view(bits)[0]:
-                changed = flat.copy()
-                changed[i] = simple
-                yield _with(example, changed.reshape(x.shape), axis)
 
 
 def _label(result: Result) -> str:
@@ -372,12 +320,12 @@ def keeping_database(path: Path) -> Any:
     return KeepingDatabase(DirectoryBasedExampleDatabase(str(path)))
 
 
-def _search(session: Session, search: int, database: Any) -> FuzzInput | None:
+def _search(session: Session, search: int, database: Any) -> FuzzExample | None:
     """One hypothesis search; the minimal input of its target, or None if it found none."""
     from hypothesis import HealthCheck, Phase, Verbosity, given, settings
     from hypothesis import seed as hypothesis_seed
 
-    from conformance.fuzz_strategies import DTYPE_ORDER, fuzz_inputs
+    from conformance.operator.fuzzing import DTYPE_ORDER
 
     session.search_seed = session.seed * 1000 + search
     session.status.search = search
@@ -388,16 +336,16 @@ def _search(session: Session, search: int, database: Any) -> FuzzInput | None:
         suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
     )
     @hypothesis_seed(session.search_seed)
-    @given(fuzz_inputs(session.dtypes or DTYPE_ORDER))
-    def fuzz_topk(example: FuzzInput) -> None:
+    @given(session.support.inputs(session.dtypes or DTYPE_ORDER))
+    def fuzz_one(example: FuzzExample) -> None:
         session.check(example)
 
     # One database key per backend (and element types searched): the test's source is the same.
     digest = f"{session.backend.name}:{','.join(session.dtypes or ())}".encode()
-    inner = fuzz_topk.hypothesis.inner_test  # type: ignore[attr-defined]
+    inner = fuzz_one.hypothesis.inner_test  # type: ignore[attr-defined]
     inner._hypothesis_internal_add_digest = digest
     try:
-        fuzz_topk()
+        fuzz_one()
     except NewDiscrepancy:
         assert session.target_example is not None
         return session.target_example
@@ -485,52 +433,6 @@ def case_id(finding: Finding) -> str:
     return f"fuzz-{backend}-{graph}-{rule}-{dtype}-{finding.example.key()[:8]}"
 
 
-def case_tags(example: FuzzInput, k_type: bool = False) -> list[str]:
-    """The tags (docs/tags.md) that say what the input holds."""
-    tags = ["fuzz", example.dtype_name]
-    if k_type:
-        tags.append("k_type")  # so that `run` gives the case its K-type variants too
-    x = example.x
-    if not example.largest:
-        tags.append("smallest")
-    if x.size == 0:
-        tags.append("empty")
-    if example.k == 0:
-        tags.append("k_zero")
-    elif example.expect_error:
-        tags.append("k_too_large")
-    elif example.k == example.n and example.n:
-        tags.append("k_equals_n")
-    if example.axis < 0:
-        tags.append("axis_negative")
-    if example.sort != "value":
-        tags.append(f"sort_{example.sort}")
-    if example.index_type:
-        tags.append("index_type")
-    if x.size and is_float(x.dtype):
-        with np.errstate(invalid="ignore"):
-            wide = x.astype(np.float64)
-        if np.isnan(wide).any():
-            tags.append("nan")
-        if np.isinf(wide).any():
-            tags.append("inf")
-        if (wide == 0).any() and np.signbit(wide[wide == 0]).any():
-            tags.append("signed_zero")
-    if x.size and _has_ties(example):
-        tags.append("ties")
-    return tags
-
-
-def _has_ties(example: FuzzInput) -> bool:
-    x = example.x
-    rows = np.moveaxis(x, example.axis % x.ndim, -1).reshape(-1, example.n)
-    if is_float(x.dtype):
-        with np.errstate(invalid="ignore"):
-            rows = rows.astype(np.float64)
-        rows = np.where(rows == 0, 0.0, rows)  # -0.0 and +0.0 tie
-    return any(len(np.unique(row[~np.isnan(row)] if is_float(x.dtype) else row)) < len(row) for row in rows)
-
-
 def _versions(info: dict[str, Any]) -> str:
     packages = environment().get("packages", {})
     names = [name for name in ("onnx", "onnxruntime", "openvino", "numpy") if name in packages]
@@ -554,7 +456,7 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     rules = f" [{', '.join(result.rules)}]" if result.rules else ""
     versions = _versions(info)
     seen = [r for r in finding.all_results if r.verdict not in ("pass", "skip")]
-    k_type = any(getattr(variant, "k_type", "") for variant in variants_for_result(finding))
+    support = _support(result.op)
     source = (f"topk-conformance fuzz (hypothesis, seed {finding.seed}): {backend} {graph} K {result.k_source}: "
               f"{result.verdict}{rules}; {versions}")
     lines = [
@@ -570,18 +472,22 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     ]
     lines += [f"#   {line}" for line in variant_lines(seen)]
     lines += ["cases:", f"  - id: {case_id(finding)}", f"    source: {json.dumps(source)}",
-              f"    tags: [{', '.join(case_tags(example, k_type))}]", "    input:", f"      dtype: {dtype}",
-              f"      shape: {_flow(list(example.x.shape))}", f"      data: {_flow(to_jsonable(example.x))}",
-              f"    axis: {example.axis}", f"    k: {example.k}", f"    largest: {str(example.largest).lower()}"]
-    if example.sort != "value":
-        lines.append(f"    sort: {example.sort}")
-    if example.stable is not None:
-        lines.append(f"    stable: {str(example.stable).lower()}")
-    if example.index_type is not None:
-        lines.append(f"    index_type: {example.index_type}")
+              f"    tags: [{', '.join(support.case_tags(example, list(variants_for_result(finding))))}]",
+              "    input:", f"      dtype: {dtype}",
+              f"      shape: {_flow(list(example.x.shape))}", f"      data: {_flow(to_jsonable(example.x))}"]
+    if result.op != DEFAULT:
+        lines.append(f"    op: {result.op}")
+    lines += support.case_fields(example)
     if example.expect_error:
         lines.append("    expect_error: true")
     return "\n".join(lines) + "\n"
+
+
+def _support(op: str) -> FuzzSupport:
+    make = operator(op).fuzz
+    if make is None:
+        raise ValueError(f"the operator {op} has no fuzz strategies")
+    return make()
 
 
 def variant_lines(results: list[Result]) -> list[str]:
@@ -609,7 +515,9 @@ def verify(finding: Finding, execute: Executor) -> bool:
 
     assert finding.path is not None
     loaded = load_file(finding.path)
-    cases = [item for item in loaded if isinstance(item, Case)]
+    from conformance.cases.loader import CaseError
+
+    cases = [item for item in loaded if not isinstance(item, CaseError)]
     if len(cases) != 1:
         finding.reproduced, finding.reproduced_verdict = False, f"did not load: {[str(i) for i in loaded]}"
         return False
@@ -716,7 +624,7 @@ def add_parser(commands: Any) -> None:
 
 def main(args: argparse.Namespace, console: Console) -> int:
     from backends.registry import by_name
-    from conformance.fuzz_strategies import DTYPE_ORDER
+    from conformance.operator.fuzzing import DTYPE_ORDER
 
     try:
         import hypothesis  # noqa: F401
@@ -746,7 +654,7 @@ def main(args: argparse.Namespace, console: Console) -> int:
 
 
 def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console: Console) -> int:
-    from conformance.fuzz_strategies import DTYPE_ORDER
+    from conformance.operator.fuzzing import DTYPE_ORDER
 
     executors = Executors(timeout=args.timeout)
     try:

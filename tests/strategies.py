@@ -18,7 +18,7 @@ from conformance.core.keys import key_dtype
 
 # The fuzzer's element strategies: the values where implementations differ (NaN payloads,
 # signalling NaN, extremes and their neighbours, integers floats lose) and any bit pattern.
-from conformance.fuzz_strategies import any_element, special_values
+from conformance.operator.fuzzing import any_element, special_values
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import Profile

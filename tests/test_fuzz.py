@@ -87,13 +87,13 @@ class TwoBugs(OnnxReference):
 
     def run(self, graph: Graph) -> Execution:
         execution = super().run(graph)
-        values, indices = execution.values, execution.indices
+        values, indices = execution.outputs["values"], execution.outputs["indices"]
         axis = graph.variant and _axis(graph)
         if values.dtype == np.float32 and values.size and values.shape[axis] > 1:
             values, indices = np.flip(values, axis).copy(), np.flip(indices, axis).copy()
         if values.dtype == np.int32:
             values = values + np.int32(1)
-        return Execution(values, indices, execution.placement)
+        return Execution.named(graph.outputs, [values, indices], execution.placement)
 
 
 def _axis(graph: Graph) -> int:

@@ -9,13 +9,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import numpy as np
 
 from conformance.operator.graph import Graph
 from conformance.operator.interfaces import Case, Variant
 from conformance.operator.outcome import Judgement, Outcome
+
+if TYPE_CHECKING:  # hypothesis, which the fuzzer needs, is imported only when fuzzing
+    from conformance.operator.fuzzing import FuzzSupport
 
 C = TypeVar("C", bound=Case)
 V = TypeVar("V", bound=Variant)
@@ -70,6 +73,8 @@ class Operator(Generic[C, V]):
     # Inputs with a known answer that a backend must reproduce before it gives any result
     # (the Wine bridge's proof), with the variants of a dialect (`kind`) to run them through.
     proof: Callable[[str], list[tuple[C, V]]] = field(default=lambda kind: [])
+    # What the fuzzer draws and writes for it (None: it is not fuzzed); imports hypothesis.
+    fuzz: Callable[[], FuzzSupport] | None = None
     # The case's own fields as text, for repro notes ("axis 1, k 3, ...").
     describe: Callable[[C], str] = field(default=lambda case: "")
     # DirectML: the input types its documents' tensor-support table lists, and the index

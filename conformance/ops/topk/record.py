@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from conformance.operator.record import Operator
 from conformance.ops.topk import build, judge, load, proof, variants
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import DIRECTML_DTYPES
 from conformance.ops.topk.variants import Variant, directml_index_type
+
+if TYPE_CHECKING:
+    from conformance.operator.fuzzing import FuzzSupport
+
+
+def fuzz() -> FuzzSupport:
+    from conformance.ops.topk.fuzz import SUPPORT  # hypothesis: imported only when fuzzing
+
+    return SUPPORT
 
 
 def describe(case: Case) -> str:
@@ -27,6 +38,7 @@ TOPK: Operator[Case, Variant] = Operator(
     judge=judge.judge,
     proof=proof.proof,
     describe=describe,
+    fuzz=fuzz,
     directml_dtypes=DIRECTML_DTYPES,
     directml_index_type=directml_index_type,
 )

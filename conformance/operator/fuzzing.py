@@ -1,29 +1,29 @@
-"""Hypothesis strategies for `topk-conformance fuzz`: TopK inputs (shape, element type, axis,
-K, direction, sort, stable, index type) with tie-heavy or special-value data.
+"""What the fuzzer draws for every operator, with hypothesis: element values of each type
+(small numbers, the values where implementations tend to differ, any bit pattern), shapes
+and tensors of them; and what an operator gives the fuzzer (`FuzzSupport`).
 
 Every draw is arranged so that what hypothesis shrinks towards is the plain case: integers
 shrink towards 0 and `sampled_from` towards its first element, so the first choice of each
-is the simplest (float32, K = 1, the first axis, largest, sort=value, no `stable`, the
-dialect's index type, small integers as values), and the unusual ones (K = 0, K > n, an
-empty dimension, a high rank) are the far end of a range. A shrunk example is then a small
-input that differs from the plain case only where the discrepancy needs it."""
+is the simplest (float32, small integers as values), and the unusual ones (an empty
+dimension, a high rank) are the far end of a range. Imported only when fuzzing (hypothesis
+is the `test` extra's)."""
 
 from __future__ import annotations
 
-import hashlib
 import math
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import ml_dtypes
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from conformance.core.dtypes import DTYPES, is_float, name_of
+from conformance.core.dtypes import DTYPES, is_float
 from conformance.core.keys import key_dtype
-from conformance.ops.topk.case import Case
+from conformance.operator.interfaces import Case, Variant
 
 # The simplest first: shrinking moves towards the front.
 DTYPE_ORDER = (
@@ -34,54 +34,33 @@ MAX_ELEMENTS = 32  # per example: small inputs run fast, shrink fast and read we
 MAX_DIM = 6
 
 
-@dataclass(frozen=True)
-class FuzzInput:
-    """One drawn TopK input, with every setting a case file can give."""
-
-    x: np.ndarray[Any, Any]
-    axis: int  # may be negative
-    k: int
-    largest: bool = True
-    sort: str = "value"
-    stable: bool | None = None
-    index_type: str | None = None
+class FuzzExample(Protocol):
+    """One drawn input of an operator, with every setting its case file can give."""
 
     @property
-    def dtype_name(self) -> str:
-        return name_of(self.x.dtype)
-
+    def x(self) -> np.ndarray[Any, Any]: ...
     @property
-    def n(self) -> int:
-        return int(self.x.shape[self.axis % self.x.ndim])
-
+    def dtype_name(self) -> str: ...
     @property
-    def expect_error(self) -> bool:
-        """K outside [0, n]: every dialect must refuse it (a case says expect_error)."""
-        return not 0 <= self.k <= self.n
+    def expect_error(self) -> bool: ...
 
     def key(self) -> str:
         """Equal keys, the same input bit for bit and the same settings."""
-        digest = hashlib.sha256()
-        settings = (self.dtype_name, self.x.shape, self.axis, self.k, self.largest, self.sort,
-                    self.stable, self.index_type)
-        digest.update(repr(settings).encode())
-        digest.update(np.ascontiguousarray(self.x).tobytes())
-        return digest.hexdigest()[:16]
 
-    def case(self, case_id: str, file: Path, source: str = "topk-conformance fuzz",
-             tags: tuple[str, ...] = ()) -> Case:
-        return Case(
-            id=case_id, source=source, file=file, x=self.x, axis=self.axis, k=self.k,
-            largest=self.largest, sort=self.sort,  # type: ignore[arg-type]
-            stable=self.stable, index_type=self.index_type, tags=tags,
-            expect_error=self.expect_error,
-            input_spec={"dtype": self.dtype_name, "shape": list(self.x.shape)},
-        )
+    def case(self, case_id: str, file: Path, source: str = ..., tags: tuple[str, ...] = ...) -> Case: ...
 
-    def __repr__(self) -> str:
-        return (f"FuzzInput(dtype={self.dtype_name}, shape={list(self.x.shape)}, axis={self.axis}, k={self.k}, "
-                f"largest={self.largest}, sort={self.sort}, stable={self.stable}, "
-                f"index_type={self.index_type}, x={self.x.tolist()!r})")
+
+@dataclass(frozen=True)
+class FuzzSupport:
+    """What an operator gives the fuzzer: its inputs as a hypothesis strategy (of the element
+    types named), smaller or plainer inputs than one that shows a discrepancy (the first
+    likeliest; given the target's result), the tags a found input gets (given the variants
+    it was found through), and its own fields as lines of a case file."""
+
+    inputs: Callable[[tuple[str, ...]], st.SearchStrategy[Any]]
+    simpler: Callable[[Any, Any], Iterator[Any]]
+    case_tags: Callable[[Any, Sequence[Variant]], list[str]]
+    case_fields: Callable[[Any], list[str]]
 
 
 def _float_bits(values: list[float], dtype: np.dtype[Any]) -> list[int]:
@@ -171,25 +150,33 @@ def tensors(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np
     return raw.view(dtype) if is_float(dtype) else raw
 
 
-@st.composite
-def fuzz_inputs(draw: st.DrawFn, dtypes: tuple[str, ...] = DTYPE_ORDER) -> FuzzInput:
-    dtype = DTYPES[draw(st.sampled_from(dtypes))]
-    shape = draw(shapes())
-    rank = len(shape)
-    axis = draw(st.integers(0, rank - 1))
-    if draw(st.booleans()):
-        axis -= rank  # the same axis, counted from the back
-    n = shape[axis]
-    odd_k = draw(st.integers(0, 29))
-    if odd_k == 29:
-        k = n + 1  # above the axis: an error everywhere
-    elif odd_k == 28 or n == 0:
-        k = 0
-    else:
-        k = 1 + draw(st.integers(0, n - 1))
-    largest = not draw(st.booleans())
-    sort = draw(st.sampled_from(["value", "value", "value", "index", "none"]))
-    stable = draw(st.sampled_from([None, True, False]))
-    index_type = draw(st.sampled_from([None, None, "int64", "int32"]))
-    x = draw(tensors(dtype, shape))
-    return FuzzInput(x, axis, k, largest, sort, stable, index_type)
+
+
+def value_tags(x: np.ndarray[Any, Any], axis: int) -> list[str]:
+    """The tags (docs/tags.md) that say what an input's values hold, along `axis`."""
+    tags = []
+    if x.size == 0:
+        tags.append("empty")
+    if x.size and is_float(x.dtype):
+        with np.errstate(invalid="ignore"):
+            wide = x.astype(np.float64)
+        if np.isnan(wide).any():
+            tags.append("nan")
+        if np.isinf(wide).any():
+            tags.append("inf")
+        if (wide == 0).any() and np.signbit(wide[wide == 0]).any():
+            tags.append("signed_zero")
+    if x.size and has_ties(x, axis):
+        tags.append("ties")
+    return tags
+
+
+def has_ties(x: np.ndarray[Any, Any], axis: int) -> bool:
+    """Whether some sequence along `axis` holds equal values (-0.0 and +0.0 tie; NaN ties nothing)."""
+    n = x.shape[axis % x.ndim]
+    rows = np.moveaxis(x, axis % x.ndim, -1).reshape(-1, n)
+    if is_float(x.dtype):
+        with np.errstate(invalid="ignore"):
+            rows = rows.astype(np.float64)
+        rows = np.where(rows == 0, 0.0, rows)
+    return any(len(np.unique(row[~np.isnan(row)] if is_float(x.dtype) else row)) < len(row) for row in rows)
