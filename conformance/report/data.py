@@ -15,8 +15,8 @@ from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
 from conformance.operator.discrepancy import kept_elements
 from conformance.ops.topk.case import Case
+from conformance.ops.topk.feature_levels import admitting_levels, describe_levels
 from conformance.ops.topk.judge import RULES
-from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile
 from conformance.results.summary import pass_rate
