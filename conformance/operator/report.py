@@ -63,6 +63,7 @@ class ReportAspects(Generic[C, V]):
     input_line: Callable[[C], str] = field(default=lambda case: "")
     # The DirectML feature levels whose tensor-support tables admit the case, described.
     levels: Callable[[C], str] = field(default=lambda case: "")
+    levels_tables: str = ""  # the DirectML operators whose tables those are, for the report's note
     # What a discrepancy's output was compared with, for the case judged through the variant;
     # and what to say where the case file or the variant is not found.
     reference_from: Callable[[C, V], str] = field(default=lambda case, variant: "the case's reference answer")

@@ -330,6 +330,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         "matrix": matrix,
         "chart": chart,
         "documents": [_documents(op, results, infos, backends) for op in ops],
+        "levels_tables": ", ".join(op.report.levels_tables for op in ops if op.report.levels_tables),
         "groups": groups,
         "slowest": _slowest(results, backends),
         "times": backend_times(results),

@@ -186,6 +186,7 @@ REPORT: ReportAspects[Case, Variant] = ReportAspects(
     aspects=ASPECTS,
     input_line=input_line,
     levels=levels,
+    levels_tables="DML_TOP_K / DML_TOP_K1",
     reference_from=reference_from,
     reference_unknown="the case's expected output or the DirectML answer (case file not found)",
     outputs_shown=("indices", "values"),
