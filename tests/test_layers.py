@@ -79,13 +79,6 @@ def test_the_bottom_layer_imports_only_itself() -> None:
 OPERATORS = "conformance/ops"  # the registry; each folder below it is one operator
 
 
-# Stage modules that still import TopK's folder directly (TopK's report aspects), until
-# the record carries them.
-NOT_YET_THROUGH_THE_RECORD = {
-    "conformance.report.data",
-}
-
-
 def operator_folder(folder: str) -> bool:
     return folder.startswith(f"{OPERATORS}/")
 
@@ -100,9 +93,7 @@ def test_no_stage_imports_an_operator_folder() -> None:
         if source != OPERATORS
     }
     wrong = {source: targets for source, targets in reached.items() if targets and not operator_folder(source)}
-    modules_left = {edge.split(" -> ")[0] for targets in wrong.values() for edges in targets.values() for edge in edges}
-    # Issue 17 moves these into the operator folder and its record; the list may only shrink.
-    assert modules_left <= NOT_YET_THROUGH_THE_RECORD, f"stages import operator folders: {wrong}"
+    assert not wrong, f"stages import operator folders: {wrong}"
     across = {
         source: {target: imports for target, imports in targets.items() if not target.startswith(source)}
         for source, targets in reached.items() if operator_folder(source)

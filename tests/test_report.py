@@ -25,9 +25,9 @@ from markupsafe import escape
 
 from backends.registry import by_name
 from conformance.cases.loader import load_cases
+from conformance.ops.topk.feature_levels import admitting_levels, describe_levels
 from conformance.ops.topk.variants import directml_variants, onnx_variants, openvino_variants
 from conformance.report.data import CaseInfo, load_case_infos, message_kind, sequence_view
-from conformance.report.feature_levels import admitting_levels, describe_levels
 from conformance.report.render import render_report, write_report
 from conformance.report.repro import repro_snippet, result_k_source, variant_for
 from conformance.results.records import Result, ResultsFile, environment, merge

@@ -16,6 +16,7 @@ import numpy as np
 from conformance.operator.graph import Graph
 from conformance.operator.interfaces import Case, Variant
 from conformance.operator.outcome import Judgement, Outcome
+from conformance.operator.report import ReportAspects
 
 if TYPE_CHECKING:  # hypothesis, which the fuzzer needs, is imported only when fuzzing
     from conformance.operator.fuzzing import FuzzSupport
@@ -81,6 +82,8 @@ class Operator(Generic[C, V]):
     # type a case's DirectML graph gives (numpy names), for the device's own answers.
     directml_dtypes: frozenset[str] = frozenset()
     directml_index_type: Callable[[C], str] = field(default=lambda case: "")
+    # What the HTML report shows of its cases and results beyond the fields every one has.
+    report: ReportAspects[C, V] = field(default_factory=ReportAspects)
 
     @cached_property
     def graph_names(self) -> tuple[str, ...]:

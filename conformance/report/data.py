@@ -14,9 +14,9 @@ from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
 from conformance.operator.discrepancy import kept_elements
-from conformance.ops.topk.case import Case
-from conformance.ops.topk.judge import RULES
-from conformance.report.feature_levels import admitting_levels, describe_levels
+from conformance.operator.interfaces import Case
+from conformance.operator.record import Operator
+from conformance.ops.registry import DEFAULT, OPERATORS, operator
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile
 from conformance.results.summary import pass_rate
@@ -26,28 +26,6 @@ SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst firs
 DISCREPANT = ("crash", "fail", "error", "divergent")
 FAMILIES = ("onnx", "openvino", "directml")
 _REPO = Path(__file__).resolve().parents[2]  # the checkout (conformance/report/data.py)
-
-# Contract section 1, as the three documents say it (CONTRACT.md's table).
-DOCUMENTS = ("ONNX TopK (opsets 1, 10, 11, 24)", "OpenVINO TopK-11 (also TopK-1, TopK-3)", "DirectML TOP_K / TOP_K1")
-ASPECTS: tuple[tuple[str, tuple[str, str, str]], ...] = (
-    ("direction", (
-        "largest (opset 11+), max only before", "mode: max / min",
-        "AxisDirection (TOP_K1); TOP_K is decreasing only")),
-    ("output order", (
-        "sorted=1: by value; sorted=0: undefined", "sort: value / index / none (none: undefined)",
-        "always by value, per direction")),
-    ("ties", (
-        "lower index first, for selection and order", "undefined unless stable=true; then input order",
-        "indices ascending, whatever the direction")),
-    ("K", (
-        "attribute (opset 1) or input; \"a single positive value\"; K > n is an error; K=0 is outside "
-        "the defined domain", "input; must be in [1, n], else undefined",
-        "UINT, > 0; the docs say \"less than\" the axis size")),
-    ("index type", ("int64", "index_element_type i32 (default) or i64", "UINT32, or UINT64 from feature level 5.0")),
-    ("dtypes", ("v11: all numeric; v24 adds bfloat16", "any numeric", "table per feature level (2.0, 2.1, 3.1, 5.0)")),
-    ("NaN", ("not specified", "implementation-defined", "not specified")),
-)
-
 
 # --- cases ---------------------------------------------------------------------------------
 
@@ -73,22 +51,15 @@ class CaseInfo:
         return has_nan(self.case.x)
 
     @property
-    def levels(self) -> dict[str, list[str]]:
-        return admitting_levels(self.dtype, self.case.x.ndim, self.case.index_type)
+    def levels(self) -> str:
+        """The DirectML feature levels whose tables admit the case, described."""
+        return operator(self.case.op).report.levels(self.case)
 
     @property
-    def k_category(self) -> str | None:
-        c = self.case
-        if c.k == 0:
-            return "K=0"
-        if c.k == c.n:
-            return "K=n"
-        if c.k > c.n:
-            return "K>n"
-        return None
-
-
-_K_TAGS = {"k_zero": "K=0", "k_equals_n": "K=n", "k_too_large": "K>n"}
+    def input_line(self) -> str:
+        """Its input's type and shape, then the operator's own fields."""
+        own = operator(self.case.op).report.input_line(self.case)
+        return f"{self.dtype} {self.shape}" + (f", {own}" if own else "")
 
 
 def load_case_infos(results: Sequence[Result]) -> dict[str, CaseInfo]:
@@ -105,7 +76,7 @@ def load_case_infos(results: Sequence[Result]) -> dict[str, CaseInfo]:
             return
         for case in loaded.cases:
             if case.id in wanted and case.id not in found:
-                found[case.id] = CaseInfo(case, _shown(case.file))  # type: ignore[arg-type]
+                found[case.id] = CaseInfo(case, _shown(case.file))
 
     files = list(dict.fromkeys(getattr(r, "case_file", "") for r in results))
     paths = [p for p in (_resolve(f) for f in files if f) if p is not None]
@@ -144,11 +115,6 @@ def _shown(path: Path) -> str:
 def worst(verdicts: Iterable[str]) -> str:
     present = set(verdicts)
     return next((v for v in SEVERITY if v in present), "skip")
-
-
-def counts_text(results: Iterable[Result]) -> str:
-    counts = Counter(r.verdict for r in results)
-    return ", ".join(f"{v} {counts[v]}" for v in VERDICTS if counts[v]) or "no results"
 
 
 def _rate(counts: Counter[str]) -> str:
@@ -218,42 +184,51 @@ def _differing(got: Any, want: Any) -> list[int]:
     ]
 
 
+def _record(op: str) -> Operator[Any, Any] | None:
+    """The operator a result names, or None for one this suite does not know."""
+    return OPERATORS.get(op)
+
+
 def discrepancy_detail(result: Result, info: CaseInfo | None) -> dict[str, Any] | None:
     note = result.discrepancy
     if not note:
         return None
+    record = _record(result.op)
+    shown = (record.report.outputs_shown or record.outputs) if record else tuple(
+        key.removeprefix("expected_") for key in note if key.startswith("expected_"))
     # Each field is a list, or (for a long sequence) a summary keeping some positions.
-    indices, values = note.get("indices", []), note.get("values", [])
-    want_i, want_v = note.get("expected_indices", []), note.get("expected_values", [])
-    diff = sorted(set(_differing(indices, want_i)) | set(_differing(values, want_v)))
+    got = {name: note.get(name, []) for name in shown}
+    want = {name: note.get(f"expected_{name}", []) for name in shown}
+    diff = sorted(set().union(*(_differing(got[name], want[name]) for name in shown)))
     x = note.get("input", [])
-    kept_i = [kept_elements(field)[1] for field in (indices, want_i)]
+    index = record.report.index_output if record and record.report.index_output in shown else ""
+    kept_i = [kept_elements(field)[1] for field in (got[index], want[index])] if index else []
     in_marks = {int(kept[j]) for kept in kept_i for j in diff if isinstance(kept.get(j), int)}
+    length_of = index or (shown[0] if shown else "")
     return {
         "rule": note.get("rule", ""),
         "sequence": note.get("sequence", []),
         "n": kept_elements(x)[0],
-        "k": kept_elements(want_i)[0],
+        "k": kept_elements(want[length_of])[0] if length_of else 0,
+        "length_label": record.report.length_label if record else "",
         "input": sequence_view(x, in_marks),
-        "got_indices": sequence_view(indices, diff),
-        "got_values": sequence_view(values, diff),
-        "want_indices": sequence_view(want_i, diff),
-        "want_values": sequence_view(want_v, diff),
+        "outputs": list(shown),
+        **{f"got_{name}": sequence_view(got[name], diff) for name in shown},
+        **{f"want_{name}": sequence_view(want[name], diff) for name in shown},
         "differing": len(diff),
         "reference_from": reference_from(result, info),
     }
 
 
 def reference_from(result: Result, info: CaseInfo | None) -> str:
-    """Where the answer the output was compared with came from (Case.reference's rule)."""
-    variant = variant_for(result.graph, result.k_source)
-    if info is None or variant is None:
-        return "the case's expected output or the DirectML answer (case file not found)"
-    case = info.case
-    order = variant.profile(case).order
-    if case.expected is not None and order in (case.sort, "none"):
-        return "the case's expected output"
-    return "the DirectML answer (the suite's oracle)"
+    """Where the answer the output was compared with came from (the operator's word)."""
+    record = _record(result.op)
+    if record is None:
+        return "the case's reference answer (operator unknown)"
+    variant = variant_for(result.graph, result.k_source, result.op)
+    if info is None or variant is None or info.case.op != result.op:
+        return record.report.reference_unknown
+    return record.report.reference_from(info.case, variant)
 
 
 # --- the whole report ----------------------------------------------------------------------
@@ -333,13 +308,15 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             "case": case, "tags": case_tags.get(case, []),
             "source": info.case.source if info else "",
             "input": f"{info.dtype} {info.shape}" if info else "",
-            "levels": describe_levels(info.levels) if info else "case file not found",
+            "levels": info.levels if info else "case file not found",
             "cells": row_cells,
         })
 
     chart = _chart(results, backends)
     groups = _groups(results, infos, ids, order)
     present_rules = {rule for r in results for rule in r.rules}
+    ops = _operators(results)
+    rules = list(dict.fromkeys(rule for op in ops for rule in op.rules))
     return {
         "summary": {
             "results": len(results), "cases": len(cases), "backends": len(backends),
@@ -352,8 +329,8 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         "backend_heads": backend_heads,
         "matrix": matrix,
         "chart": chart,
-        "documents": DOCUMENTS,
-        "aspects": _aspects(results, infos, backends),
+        "documents": [_documents(op, results, infos, backends) for op in ops],
+        "levels_tables": ", ".join(op.report.levels_tables for op in ops if op.report.levels_tables),
         "groups": groups,
         "slowest": _slowest(results, backends),
         "times": backend_times(results),
@@ -365,7 +342,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         "case_errors": list(data.case_errors),
         "filters": {
             "verdict": list(VERDICTS),
-            "rule": [rule for rule in RULES if rule in present_rules] + sorted(present_rules - set(RULES)),
+            "rule": [rule for rule in rules if rule in present_rules] + sorted(present_rules - set(rules)),
             "tag": sorted({t for r in results for t in r.tags}),
             "backend": backends,
             "domain": ["defined", "undefined"],
@@ -417,11 +394,8 @@ def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, st
                 "result": first, "id": ids[id(first)],
                 "source": info.case.source if info else "",
                 "case_file": case_file,
-                "input": (f"{info.dtype} {info.shape}, axis {info.case.axis}, k {info.case.k}, "
-                          f"largest {str(info.case.largest).lower()}, sort {info.case.sort}, "
-                          f"stable {info.case.stable if info.case.stable is not None else 'unset'}, "
-                          f"index_type {info.case.index_type or 'default'}") if info else "",
-                "levels": describe_levels(info.levels) if info else "",
+                "input": info.input_line if info else "",
+                "levels": info.levels if info else "",
                 "detail": discrepancy_detail(first, info),
                 "repro": repro_snippet(first.case, case_file, first.backend, first.graph, first.k_source,
                                        first.verdict, first.rules),
@@ -458,116 +432,28 @@ def _member_message(message: str) -> str:
     return _short("first at sequence" + tail if sep else head, 240)
 
 
-def _aspects(results: list[Result], infos: dict[str, CaseInfo], backends: list[str]) -> list[dict[str, Any]]:
-    by_backend = {b: [r for r in results if r.backend == b] for b in backends}
-    rows = []
-    for name, documents in ASPECTS:
-        observed = [_observed(name, by_backend[b], infos) for b in backends]
-        rows.append({"name": name, "documents": documents, "observed": observed})
-    return rows
+def _operators(results: list[Result]) -> list[Operator[Any, Any]]:
+    """The known operators the results name, in order; with no results, the default one (its
+    documents are still shown)."""
+    if not results:
+        return [operator(DEFAULT)]
+    return [op for op in (_record(name) for name in dict.fromkeys(r.op for r in results)) if op]
 
 
-def _rules_text(results: list[Result]) -> str:
-    counts = Counter(rule for r in results for rule in r.rules)
-    return ", ".join(f"{rule} {counts[rule]}" for rule in RULES if counts[rule])
-
-
-def _case_count(results: list[Result]) -> str:
-    n = len({r.case for r in results})
-    return f"{n} case{'s' if n != 1 else ''}"
-
-
-def _observed(aspect: str, results: list[Result], infos: dict[str, CaseInfo]) -> list[str]:
-    """How one backend behaved on one aspect of contract section 1, in a few plain lines."""
-    def case_of(r: Result) -> Case | None:
-        info = infos.get(r.case)
-        return info.case if info else None
-
-    judged = [r for r in results if r.verdict != "skip"]
-    lines: list[str] = []
-    if aspect == "direction":
-        smallest = [r for r in results if ((c := case_of(r)) is not None and not c.largest)
-                    or (c is None and "smallest" in r.tags)]
-        lines.append(f"smallest-K ({_case_count(smallest)}): {counts_text(smallest)}")
-        broken = [r for r in smallest if r.verdict == "fail"]
-        if broken:
-            lines.append(f"rules broken there: {_rules_text(broken)}")
-    elif aspect == "output order":
-        order = [r for r in judged if "order" in r.rules]
-        on_defined = sum(1 for r in order if r.domain == "defined")
-        lines.append(f"order broken: {len(order)} results ({on_defined} on defined inputs)")
-        for sort in ("index", "none"):
-            chosen = [r for r in results if (c := case_of(r)) is not None and c.sort == sort]
-            if chosen:
-                lines.append(f"sort={sort} cases: {counts_text(chosen)}")
-    elif aspect == "ties":
-        defined = [r for r in judged if r.domain == "defined"]
-        tie_order = [r for r in defined if "tie-order" in r.rules]
-        selection = [r for r in defined if "selection" in r.rules]
-        divergent = [r for r in defined if r.verdict == "divergent"]
-        if not tie_order and not selection:
-            lines.append(f"no tie-order or selection broken on defined inputs ({len(defined)} judged)")
-        for label, chosen in (("tie-order broken", tie_order), ("selection broken", selection)):
-            if chosen:
-                graphs = ", ".join(sorted({r.graph for r in chosen}))
-                k_sources = ", ".join(sorted({r.k_source.split("-", 1)[0] for r in chosen}))
-                lines.append(f"{label} on defined inputs: {len(chosen)} results, {_case_count(chosen)} "
-                             f"(graphs {graphs}; K {k_sources})")
-        if divergent:
-            lines.append(f"valid but not the DirectML answer (divergent): {len(divergent)} results, "
-                         f"{_case_count(divergent)}")
-    elif aspect == "K":
-        by_category: dict[str, list[Result]] = {}
-        for r in results:
-            info = infos.get(r.case)
-            category = info.k_category if info else next((_K_TAGS[t] for t in r.tags if t in _K_TAGS), None)
-            if category:
-                by_category.setdefault(category, []).append(r)
-        for category in ("K=0", "K=n", "K>n"):
-            chosen = by_category.get(category, [])
-            if chosen:
-                undefined = sum(1 for r in chosen if r.domain == "undefined")
-                lines.append(f"{category} ({_case_count(chosen)}): {counts_text(chosen)}"
-                             + (f"; {undefined} outside the defined domain" if undefined else ""))
-        if not lines:
-            lines.append("no K=0, K=n or K>n case ran")
-    elif aspect == "index type":
-        dtype_broken = [r for r in judged if "dtype" in r.rules]
-        lines.append(f"dtype rule broken (value or index type): {len(dtype_broken)} results")
-        for index_type in ("int32", "int64"):
-            chosen = [r for r in results if (c := case_of(r)) is not None and c.index_type == index_type]
-            if chosen:
-                lines.append(f"index_type {index_type} cases: {counts_text(chosen)}")
-    elif aspect == "dtypes":
-        per_dtype: dict[str, list[Result]] = {}
-        for r in results:
-            info = infos.get(r.case)
-            per_dtype.setdefault(info.dtype if info else "unknown", []).append(r)
-        errors, never = [], []
-        for dtype, chosen in sorted(per_dtype.items()):
-            ran = [r for r in chosen if r.verdict != "skip"]
-            failed = [r for r in ran if r.verdict in ("error", "crash")]
-            if failed:
-                errors.append(f"{dtype} {len(failed)}/{len(ran)}")
-            if not ran:
-                never.append(dtype)
-        ran_types = sorted(d for d, chosen in per_dtype.items() if any(r.verdict != "skip" for r in chosen))
-        lines.append(f"ran on: {', '.join(ran_types) or 'nothing'}")
-        if errors:
-            lines.append(f"error/crash (of those run): {', '.join(errors)}")
-        if never:
-            lines.append(f"only skips: {', '.join(never)}")
-    elif aspect == "NaN":
-        nan = [r for r in results if ((info := infos.get(r.case)) is not None and info.has_nan)
-               or (r.case not in infos and "nan" in r.tags)]
-        lines.append(f"NaN inputs ({_case_count(nan)}): {counts_text(nan)}")
-        nan_order = [r for r in nan if "nan-order" in r.rules]
-        if nan_order:
-            lines.append(f"nan-order broken (no single NaN placement explains it): {len(nan_order)} results")
-        other = [r for r in nan if r.verdict == "fail" and "nan-order" not in r.rules]
-        if other:
-            lines.append(f"other rules broken with NaN placed: {_rules_text(other)}")
-    return lines
+def _documents(op: Operator[Any, Any], results: list[Result], infos: dict[str, CaseInfo],
+               backends: list[str]) -> dict[str, Any]:
+    """The operator's documents, and what each backend did on each of their aspects."""
+    of_op = [r for r in results if r.op == op.name]
+    cases = {key: info.case for key, info in infos.items() if info.case.op == op.name}
+    by_backend = {b: [r for r in of_op if r.backend == b] for b in backends}
+    return {
+        "op": op.name, "documents": op.report.documents,
+        "aspects": [
+            {"name": aspect.name, "documents": aspect.documents,
+             "observed": [aspect.observed(by_backend[b], cases) for b in backends]}
+            for aspect in op.report.aspects
+        ],
+    }
 
 
 CLIFFS_SHOWN = 50

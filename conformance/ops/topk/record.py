@@ -8,6 +8,7 @@ from conformance.operator.record import Operator
 from conformance.ops.topk import build, judge, load, proof, variants
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import DIRECTML_DTYPES
+from conformance.ops.topk.report import REPORT
 from conformance.ops.topk.variants import Variant, directml_index_type
 
 if TYPE_CHECKING:
@@ -41,4 +42,5 @@ TOPK: Operator[Case, Variant] = Operator(
     fuzz=fuzz,
     directml_dtypes=DIRECTML_DTYPES,
     directml_index_type=directml_index_type,
+    report=REPORT,
 )
