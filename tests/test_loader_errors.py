@@ -401,3 +401,18 @@ def test_op_topk_written_out_is_the_case_without_it(tmp_path: Path) -> None:
     assert np.array_equal(one.x, other.x)
     fields = ("axis", "k", "largest", "sort", "stable", "index_type")
     assert [getattr(one, name) for name in fields] == [getattr(other, name) for name in fields]
+
+
+def test_the_shipped_schema_holds_every_operators_own_fields() -> None:
+    """Editors validate case files with conformance/cases/schema/case.schema.json; the loader
+    composes each operator's schema from the record's fields. The two must agree."""
+    from conformance.cases.loader import case_schema, operator_case_schema
+    from conformance.ops.registry import OPERATORS
+
+    shipped = case_schema()["$defs"]["case"]
+    for record in OPERATORS.values():
+        composed = operator_case_schema(record)["$defs"]["case"]
+        for name, field_schema in composed["properties"].items():
+            if name != "op":
+                assert shipped["properties"].get(name) == field_schema, (record.name, name)
+        assert set(record.required_fields) <= set(shipped["required"]), record.name
