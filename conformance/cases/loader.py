@@ -63,7 +63,6 @@ class CaseSet:
     errors: list[CaseError] = field(default_factory=list)
 
 
-_Bad = CaseFieldError  # a field's problem, raised while a case is built
 
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 NOT_YET_BUILT = ("argmax", "argmin")  # contract section 6's other operators (issue 18)
@@ -211,7 +210,7 @@ def _load_file(path: Path, shown: str, limits: Limits) -> list[Case | CaseError]
         label = case_id if case_id is not None else f"#{position + 1}"
         try:
             items.append(_build_case(raw, path, limits, parsed))
-        except _Bad as bad:
+        except CaseFieldError as bad:
             items.append(_error(shown, label, bad.field, bad.message, limits))
         except Exception as exc:  # a case that breaks the loader is that case's error
             items.append(_error(shown, label, "", _crash(exc), limits))
@@ -253,22 +252,24 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
     if parsed.suspect:
         found = find_problem(raw, "", parsed)
         if found is not None:
-            raise _Bad(*found)
+            raise CaseFieldError(*found)
     if not isinstance(raw, dict):
-        raise _Bad("case", f"a case is a mapping (id, source, input, ...), not a {_kind(raw)}")
+        raise CaseFieldError("case", f"a case is a mapping (id, source, input, ...), not a {_kind(raw)}")
     op = raw.get("op", DEFAULT)
     if isinstance(op, str) and op in NOT_YET_BUILT:
-        raise _Bad("op", f"{op!r} is an operator of the contract (section 6) that this version does not run yet; "
-                   "its cases cannot be loaded")
+        raise CaseFieldError("op", f"{op!r} is an operator of the contract (section 6) that this version does "
+                             "not run yet; its cases cannot be loaded")
     if not isinstance(op, str) or op not in OPERATORS:
-        raise _Bad("op", f"{op!r} names no operator of the contract ({', '.join([*OPERATORS, *NOT_YET_BUILT])})")
+        known = ", ".join([*OPERATORS, *NOT_YET_BUILT])
+        raise CaseFieldError("op", f"{op!r} names no operator of the contract ({known})")
     operator = OPERATORS[op]
     _check_schema(raw, op)
     unknown = unknown_graph_entries(raw.get("graphs", ()), operator.graph_names)
     if unknown:
         position = list(raw["graphs"]).index(unknown[0])
-        raise _Bad(f"graphs[{position}]", f"{unknown[0]!r} names no graph the suite builds (names: "
-                   f"{', '.join(sorted(operator.graph_names))}; a prefix ending at a dash selects several)")
+        names = ", ".join(sorted(operator.graph_names))
+        raise CaseFieldError(f"graphs[{position}]", f"{unknown[0]!r} names no graph the suite builds (names: "
+                             f"{names}; a prefix ending at a dash selects several)")
     spec = raw["input"]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])
@@ -280,7 +281,7 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
         try:
             return generate(spec["generator"], dtype, shape, axis)
         except GeneratorError as exc:
-            raise _Bad("input.generator" + (f".{exc.field}" if exc.field else ""), str(exc)) from None
+            raise CaseFieldError("input.generator" + (f".{exc.field}" if exc.field else ""), str(exc)) from None
 
     source = CaseSource(
         raw=raw, id=raw["id"], source=raw["source"], file=path, tags=tuple(raw.get("tags", [])),
@@ -298,12 +299,12 @@ def _check_size(shape: tuple[int, ...], limits: Limits) -> None:
     most = limits.elements
     for position, size in enumerate(shape):
         if size > most:
-            raise _Bad(f"input.shape[{position}]", f"{size} is more than the {most} elements a case may have; "
-                       f"{limits.note('elements')}")
+            raise CaseFieldError(f"input.shape[{position}]", f"{size} is more than the {most} elements a case "
+                                 f"may have; {limits.note('elements')}")
     count = math.prod(shape)
     if count > most:
-        raise _Bad("input.shape", f"{' x '.join(map(str, shape))} is {count} elements, more than the {most} "
-                   f"a case may have; {limits.note('elements')}")
+        raise CaseFieldError("input.shape", f"{' x '.join(map(str, shape))} is {count} elements, more than the "
+                             f"{most} a case may have; {limits.note('elements')}")
 
 
 def _schema_view(raw: Any) -> Any:
@@ -336,18 +337,18 @@ def _check_schema(raw: Any, op: str) -> None:
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         unknown = sorted(str(key) for key in error.instance if key not in known)
-        raise _Bad(join_field(where, unknown[0]), "unknown field")
+        raise CaseFieldError(join_field(where, unknown[0]), "unknown field")
     if error.validator == "required":
         missing = str(error.message).split("'")[1]
-        raise _Bad(join_field(where, missing), "required field is missing")
+        raise CaseFieldError(join_field(where, missing), "required field is missing")
     if error.validator == "oneOf" and where == "input":
-        raise _Bad("input", "give exactly one of 'data' and 'generator'")
+        raise CaseFieldError("input", "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
-        raise _Bad("expected_any", "give either 'expected' or 'expected_any', not both")
+        raise CaseFieldError("expected_any", "give either 'expected' or 'expected_any', not both")
     if error.validator in ("minimum", "maximum") and error.schema.get(error.validator) in (_INT64_MIN, _INT64_MAX):
-        raise _Bad(where, f"{error.instance} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); "
-                   f"'{where}' is an int64 in every graph")
-    raise _Bad(where or "case", error.message)
+        raise CaseFieldError(where, f"{error.instance} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); "
+                             f"'{where}' is an int64 in every graph")
+    raise CaseFieldError(where or "case", error.message)
 
 
 
@@ -364,15 +365,15 @@ def _tensor(data: Any, shape: tuple[int, ...], dtype: np.dtype[Any], where: str)
 def _flatten(data: Any, shape: tuple[int, ...], dtype: np.dtype[Any], where: str, out: list[Any]) -> None:
     if not shape:
         if isinstance(data, list):
-            raise _Bad(where, "a list where the shape puts a single value")
+            raise CaseFieldError(where, "a list where the shape puts a single value")
         try:
             out.append(convert_scalar(data, dtype))
         except ValueError_ as exc:
-            raise _Bad(where, str(exc)) from None
+            raise CaseFieldError(where, str(exc)) from None
         return
     if not isinstance(data, list):
-        raise _Bad(where, f"a single value where the shape wants a list of {shape[0]}")
+        raise CaseFieldError(where, f"a single value where the shape wants a list of {shape[0]}")
     if len(data) != shape[0]:
-        raise _Bad(where, f"{len(data)} elements where the shape wants {shape[0]}")
+        raise CaseFieldError(where, f"{len(data)} elements where the shape wants {shape[0]}")
     for i, item in enumerate(data):
         _flatten(item, shape[1:], dtype, f"{where}[{i}]", out)
