@@ -15,6 +15,7 @@ from conformance.core import machine
 from conformance.operator.graph import Graph as Graph  # where plugins import it from
 from conformance.operator.interfaces import Case, GraphKind, Variant
 from conformance.operator.outcome import Outputs
+from conformance.ops.registry import OPERATORS
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,10 @@ class PlacementError(RuntimeError):
 #      is read as TopK's two outputs.
 INTERFACE_VERSION = 3
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2, 3})
+
+
+# The suite's own backends run every operator the suite has (a plugin says which it runs).
+EVERY_OPERATOR: tuple[str, ...] = tuple(OPERATORS)
 
 
 @dataclass

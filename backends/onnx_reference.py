@@ -8,13 +8,14 @@ import numpy as np
 import onnx
 from onnx.reference import ReferenceEvaluator
 
-from backends.base import Availability, Backend, Execution, Graph
+from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph
 from backends.compiled import Compiled
 
 
 class OnnxReference(Backend):
     name = "onnx-reference"
     kinds = ("onnx",)
+    operators = EVERY_OPERATOR
     # Evaluators kept between runs (backends/compiled.py): per graph signature with graph
     # reuse, else the last graph's only.
     _evaluators: Compiled[ReferenceEvaluator] | None = None

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from backends import isa_limit
-from backends.base import Availability, Backend, Execution, Graph, WorkerLaunch
+from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, WorkerLaunch
 from backends.compiled import Compiled
 from conformance.core import machine
 from conformance.operator.signatures import model_signature as signature_of
@@ -26,6 +26,7 @@ def _core() -> Any:
 
 class OpenVINO(Backend):
     kinds = ("openvino", "onnx")
+    operators = EVERY_OPERATOR
 
     def __init__(self, device: str, isa_limit: str = "") -> None:
         self.device = device  # OpenVINO's device name: CPU, GPU, NPU

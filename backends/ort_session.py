@@ -9,7 +9,7 @@ from typing import Any
 import onnx
 from onnx import helper
 
-from backends.base import Availability, Backend, Execution, Graph, PlacementError
+from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PlacementError
 from backends.compiled import Compiled
 
 FALLBACK_REFUSED = "fallback to CPU EP has been explicitly disabled"
@@ -24,14 +24,20 @@ def ort_module() -> Any:
     return onnxruntime
 
 
+def operator_type(model: onnx.ModelProto) -> str:
+    """The op type of the graph's operator node (TopK, ArgMax, ...): the node that is not a
+    wrapping Identity."""
+    return next((node.op_type for node in model.graph.node if node.op_type != "Identity"), "")
+
+
 def with_identity_before_topk(model: onnx.ModelProto) -> onnx.ModelProto:
-    """The same graph with an Identity feeding TopK's data input. Identity copies bits, so
-    values are unchanged; some providers take TopK only when it is not the graph's first
-    node (OpenVINO's declines a graph of three or fewer nodes that starts with TopK)."""
+    """The same graph with an Identity feeding the operator node's data input. Identity
+    copies bits, so values are unchanged; some providers take a node only when it is not the
+    graph's first (OpenVINO's declines a graph of three or fewer nodes that starts with TopK)."""
     wrapped = onnx.ModelProto()
     wrapped.CopyFrom(model)
     graph = wrapped.graph
-    topk = next(node for node in graph.node if node.op_type == "TopK")
+    topk = next(node for node in graph.node if node.op_type == operator_type(model))
     source = topk.input[0]
     topk.input[0] = f"{source}_identity"
     graph.node.insert(0, helper.make_node("Identity", [source], [topk.input[0]], name="identity"))
@@ -49,6 +55,7 @@ class OrtBackend(Backend):
     """A backend on one ONNX Runtime execution provider."""
 
     kinds = ("onnx",)
+    operators = EVERY_OPERATOR
     provider: str  # e.g. "CPUExecutionProvider"
     package_hint: str  # the wheel that brings the provider
     # Offer a declined one-node graph again behind an Identity (OpenVINO's provider needs it).
@@ -116,13 +123,14 @@ class OrtBackend(Backend):
     def _open(self, model: onnx.ModelProto) -> _Opened:
         """A session for the graph, placement proven; where the provider declines the graph
         alone, one for the same TopK behind an Identity."""
+        op_type = operator_type(model)
         try:
             return _Opened(self._session(model, wrapping=""), "")
         except Exception as exc:
             if FALLBACK_REFUSED not in str(exc) or self.provider == "CPUExecutionProvider":
                 raise
             if not self.retry_behind_identity:
-                raise PlacementError(f"{self.provider} declined the TopK node") from None
+                raise PlacementError(f"{self.provider} declined the {op_type} node") from None
         # The provider declined the one-node graph: hand it TopK behind an Identity.
         wrapped = with_identity_before_topk(model)
         try:
@@ -130,7 +138,7 @@ class OrtBackend(Backend):
         except Exception as exc:
             if FALLBACK_REFUSED in str(exc):
                 raise PlacementError(
-                    f"{self.provider} declined the TopK node, alone and behind an Identity"
+                    f"{self.provider} declined the {op_type} node, alone and behind an Identity"
                 ) from None
             raise
 
@@ -143,11 +151,11 @@ class OrtBackend(Backend):
                 # Keep a wrapping Identity: removing it would hand the provider one node again.
                 disabled_optimizers=["EliminateIdentity"] if wrapping else None,
             )
-            self.check_placement(session)
+            self.check_placement(session, operator_type(model))
         return session
 
-    def check_placement(self, session: Any) -> None:
-        """ONNX Runtime's assignment record must put the TopK node on this provider."""
+    def check_placement(self, session: Any, op_type: str = "TopK") -> None:
+        """ONNX Runtime's assignment record must put the operator's node on this provider."""
         try:
             subgraphs = session.get_provider_graph_assignment_info()
         except AttributeError:
@@ -159,6 +167,6 @@ class OrtBackend(Backend):
             raise PlacementError(
                 f"onnxruntime did not report node placement: {' '.join(str(exc).split())}"
             ) from None
-        topk_on = {sub.ep_name for sub in subgraphs for node in sub.get_nodes() if node.op_type == "TopK"}
-        if topk_on != {self.provider}:
-            raise PlacementError(f"TopK was assigned to {sorted(topk_on) or 'no provider'}, not {self.provider}")
+        placed_on = {sub.ep_name for sub in subgraphs for node in sub.get_nodes() if node.op_type == op_type}
+        if placed_on != {self.provider}:
+            raise PlacementError(f"{op_type} was assigned to {sorted(placed_on) or 'no provider'}, not {self.provider}")

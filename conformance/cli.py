@@ -30,6 +30,7 @@ from conformance.core.text import printable
 from conformance.core.tool_input import InputError
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
+from conformance.ops.registry import OPERATORS
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report.render import write_report
 from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
@@ -82,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="backend to run (repeatable; default: every one available here, less those "
                           "run only when named, such as openvino-cpu-avx2)")
     run.add_argument("--case", action="append", metavar="ID", help="only this case id (repeatable)")
+    run.add_argument("--op", action="append", choices=sorted(OPERATORS), metavar="OP",
+                     help=f"only this operator's cases (repeatable; {', '.join(OPERATORS)}; default: all)")
     run.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                      help=f"where results.json and report.html go (default: {DEFAULT_OUT})")
     run.add_argument("--list-backends", action="store_true",
@@ -212,6 +215,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         missing = wanted - {case.id for case in cases}
         if missing:
             print(f"no such case: {printable(', '.join(sorted(missing)))}", file=sys.stderr)
+    if args.op:
+        cases = [case for case in cases if case.op in args.op]
     if not cases:
         return _refused("no case to run (a run of nothing is never green)")
     probes = executors.probe(candidates)  # each in its worker, under --timeout

@@ -9,7 +9,7 @@ import contextlib
 from abc import abstractmethod
 from typing import Any
 
-from backends.base import Availability, Backend, BackendCrash, Execution, Graph
+from backends.base import EVERY_OPERATOR, Availability, Backend, BackendCrash, Execution, Graph
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
 from conformance.ops.registry import OPERATORS
@@ -22,6 +22,8 @@ class ProofFailed(RuntimeError):
 
 class BridgedBackend(Backend):
     """A backend whose runs go through bridge.exe under Wine."""
+
+    operators = EVERY_OPERATOR
 
     def __init__(self, setup: WineSetup | None = None) -> None:
         self.setup = setup or default_setup()

@@ -11,7 +11,7 @@ from typing import Any
 import onnx
 
 from backends.base import BackendCrash, Execution, Graph, PlacementError
-from backends.ort_session import FALLBACK_REFUSED, OrtBackend
+from backends.ort_session import FALLBACK_REFUSED, OrtBackend, operator_type
 from backends.wine.bridge import OP_DML_INFO, OP_ORT_INFO, OP_ORT_RUN, Bridge, BridgeRefused, Payload, parse_info
 from backends.wine.bridged import BridgedBackend
 from backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
@@ -38,7 +38,7 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
             raise
         except Exception as exc:
             if FALLBACK_REFUSED in str(exc):  # the provider's decline: the placement is unproven
-                raise PlacementError(f"{self.provider} declined the TopK node") from None
+                raise PlacementError(f"{self.provider} declined the {operator_type(graph.model)} node") from None
             raise
 
     def query(self, bridge: Bridge) -> dict[str, str]:
@@ -84,14 +84,15 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         count = reply.u32()
         outputs = [reply.tensor() for _ in range(count)]
         placement = reply.string()
-        self.check_record(placement)
+        self.check_record(placement, operator_type(model))
         return Execution.named(names, outputs, placement=f"{DML_PROVIDER} (Wine; {placement})", wrapping=wrapping)
 
-    def check_record(self, record: str) -> None:
-        """The bridge's copy of ONNX Runtime's assignment record: "TopK:<name>=<provider>;"."""
-        topk_on = {
+    def check_record(self, record: str, op_type: str = "TopK") -> None:
+        """The bridge's copy of ONNX Runtime's assignment record: "<OpType>:<name>=<provider>;"
+        for every node; the operator's node must be on the DirectML provider."""
+        placed_on = {
             entry.split("=", 1)[1] for entry in record.split(";")
-            if entry.startswith("TopK:") and "=" in entry
+            if entry.startswith(f"{op_type}:") and "=" in entry
         }
-        if topk_on != {DML_PROVIDER}:
-            raise PlacementError(f"TopK was assigned to {sorted(topk_on) or 'no provider'}, not {DML_PROVIDER}")
+        if placed_on != {DML_PROVIDER}:
+            raise PlacementError(f"{op_type} was assigned to {sorted(placed_on) or 'no provider'}, not {DML_PROVIDER}")

@@ -135,3 +135,14 @@ def has_nan(x: np.ndarray[Any, Any]) -> bool:
     # numpy's min propagates NaN (documented), and reads each piece once without the
     # boolean temporary of isnan: about 3x faster on float32.
     return any(bool(np.isnan(np.min(chunk))) for chunk in _chunks(x))
+
+
+def best_position(keys: np.ndarray[Any, Any], last: bool = False) -> np.ndarray[Any, Any]:
+    """Per row of `keys` (as better_key gives them), the position of the best key: the first
+    of equal best keys, or the last (int64, one per row). Rows must not be empty."""
+    if last:
+        width = keys.shape[1]
+        flipped: np.ndarray[Any, Any] = width - 1 - np.argmax(keys[:, ::-1], axis=1)
+        return flipped.astype(np.int64)
+    first: np.ndarray[Any, Any] = np.argmax(keys, axis=1).astype(np.int64)
+    return first
