@@ -67,7 +67,8 @@ class Case:
         axes flattened in the order given (DirectML's index counts over them so)."""
         kept = [d for d in range(self.x.ndim) if d not in self.reduced]
         moved = np.transpose(self.x, kept + list(self.reduced))
-        return np.ascontiguousarray(moved).reshape(-1, self.n) if self.n else moved.reshape(-1, 0)
+        count = math.prod(self.x.shape[d] for d in kept)
+        return np.ascontiguousarray(moved).reshape(count, self.n)
 
     @cached_property
     def nan_rows(self) -> np.ndarray[Any, Any]:
