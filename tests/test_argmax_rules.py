@@ -45,7 +45,8 @@ def test_ties_go_to_the_first_index_or_with_select_last_index_the_last() -> None
     row = [3, 2, 1, 2, 3]
     assert case(np.array(row, np.float32)).directml_answer.tolist() == [0]
     assert case(np.array(row, np.float32), select_last_index=True).directml_answer.tolist() == [4]
-    assert case(np.array([1, 2, 3, 2, 1], np.int32), op="argmin", select_last_index=True).directml_answer.tolist() == [4]
+    valleys = np.array([1, 2, 3, 2, 1], np.int32)
+    assert case(valleys, op="argmin", select_last_index=True).directml_answer.tolist() == [4]
 
 
 def test_another_maximum_breaks_selection_where_ties_are_strict_and_diverges_where_not() -> None:
