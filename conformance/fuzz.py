@@ -49,7 +49,7 @@ from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError, limit, limit_note
 from conformance.operator.interfaces import Case, Variant
-from conformance.ops.registry import DEFAULT, operator
+from conformance.ops.registry import DEFAULT, OPERATORS, operator
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
@@ -128,6 +128,7 @@ class Session:
                  dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None,
                  takes: Collection[str] | None = None, op: str = DEFAULT) -> None:
         self.backend = backend
+        self.op = op
         self.support = _support(op)
         self.execute = execute
         self.out = out
@@ -340,8 +341,8 @@ def _search(session: Session, search: int, database: Any) -> FuzzExample | None:
     def fuzz_one(example: FuzzExample) -> None:
         session.check(example)
 
-    # One database key per backend (and element types searched): the test's source is the same.
-    digest = f"{session.backend.name}:{','.join(session.dtypes or ())}".encode()
+    # One database key per operator and backend (and element types searched): the test's source is the same.
+    digest = f"{session.op}:{session.backend.name}:{','.join(session.dtypes or ())}".encode()
     inner = fuzz_one.hypothesis.inner_test  # type: ignore[attr-defined]
     inner._hypothesis_internal_add_digest = digest
     try:
@@ -359,7 +360,7 @@ def _search(session: Session, search: int, database: Any) -> FuzzExample | None:
 
 def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: int,
          dtypes: tuple[str, ...] | None = None, on_change: Callable[[Session], None] = lambda s: None,
-         info: dict[str, Any] | None = None, takes: Collection[str] | None = None) -> Session:
+         info: dict[str, Any] | None = None, takes: Collection[str] | None = None, op: str = DEFAULT) -> Session:
     """Searches until the budget is spent; every finding is written to `out` and checked.
     SIGINT or SIGTERM (Interrupted) and a file that cannot be written (WriteError) end the
     search: the summary is written with what was found (where it can be), and the session
@@ -368,7 +369,7 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
     database_path = out / ".hypothesis" / "examples"
     check_database(database_path)
     database = keeping_database(database_path)
-    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes)
+    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes, op=op)
     session.on_change = lambda: on_change(session)
     search = 0
     try:
@@ -616,6 +617,8 @@ def add_parser(commands: Any) -> None:
     fuzz_command.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                               help=f"where the case files, fuzz.json and the example database go "
                               f"(default: {DEFAULT_OUT})")
+    fuzz_command.add_argument("--op", default=DEFAULT, choices=sorted(OPERATORS), metavar="OP",
+                              help=f"the operator whose inputs to search ({', '.join(OPERATORS)}; default {DEFAULT})")
     fuzz_command.add_argument("--dtype", action="append", metavar="NAME",
                               help="only this element type (repeatable; default: all twelve)")
     fuzz_command.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
@@ -670,7 +673,7 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
         console.print(f"fuzz {backend.name}: seed {seed}, budget {args.budget:g} s, {len(takes)} "
                       f"graph variants per input, writing to {args.out}")
         with _display(console) as show:
-            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes)
+            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes, args.op)
     finally:
         executors.close()
     for finding in findings(session):

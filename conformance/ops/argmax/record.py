@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from conformance.operator.record import Operator
 from conformance.ops.argmax import build, judge, load, profiles, proof, variants
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.variants import Variant
+
+if TYPE_CHECKING:
+    from conformance.operator.fuzzing import FuzzSupport
+
+
+def fuzz(op: str) -> FuzzSupport:
+    from conformance.ops.argmax.fuzz import support  # hypothesis: imported only when fuzzing
+
+    return support(op)
 
 
 def describe(case: Case) -> str:
@@ -30,6 +40,7 @@ def _record(op: str) -> Operator[Case, Variant]:
         judge=judge.judge,
         proof=partial(proof.proof, op),
         describe=describe,
+        fuzz=partial(fuzz, op),
         directml_dtypes=profiles.DIRECTML_DTYPES,
         directml_index_type=variants.directml_index_type,
     )

@@ -49,7 +49,7 @@ class Variant:
 
     @property
     def label(self) -> str:
-        return self.graph
+        return f"{self.graph}-{self.k_label}"
 
     def runs_on(self, case: Case) -> bool:
         return case.op == self.op
