@@ -12,7 +12,7 @@ from rich.table import Table
 
 from conformance.core.text import printable
 from conformance.results.records import VERDICTS, Result
-from conformance.results.summary import pass_rate, verdict_counts
+from conformance.results.summary import pass_rate, verdict_counts, verdict_counts_by_operator
 from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
 
 
@@ -60,14 +60,22 @@ class RunProgress:
 
 
 def summary_table(results: list[Result]) -> Table:
-    table = Table(title="TopK conformance: verdicts per backend")
+    """Verdicts and the pass rate per backend; per operator and backend where the results
+    hold more than one operator."""
+    by_operator = verdict_counts_by_operator(results)
+    several = len({op for op, _ in by_operator}) > 1
+    table = Table(title="TopK conformance: verdicts per " + ("operator and backend" if several else "backend"))
+    if several:
+        table.add_column("op")
     table.add_column("backend")
     for verdict in VERDICTS:
         table.add_column(verdict, justify="right")
     table.add_column("pass rate", justify="right")
-    for backend, counts in verdict_counts(results).items():
+    rows = by_operator.items() if several else ((("", b), c) for b, c in verdict_counts(results).items())
+    for (op, backend), counts in rows:
         rate = pass_rate(counts)
-        table.add_row(backend, *(str(counts[v]) for v in VERDICTS), "-" if rate is None else f"{rate:.0%}")
+        cells = (*((op,) if several else ()), backend, *(str(counts[v]) for v in VERDICTS))
+        table.add_row(*cells, "-" if rate is None else f"{rate:.0%}")
     return table
 
 

@@ -15,6 +15,15 @@ def verdict_counts(results: Iterable[Result]) -> dict[str, Counter[str]]:
     return counts
 
 
+def verdict_counts_by_operator(results: Iterable[Result]) -> dict[tuple[str, str], Counter[str]]:
+    """Verdicts per (operator, backend), operators in the order first seen."""
+    counts: dict[tuple[str, str], Counter[str]] = {}
+    for result in results:
+        counts.setdefault((result.op, result.backend), Counter())[result.verdict] += 1
+    operators = list(dict.fromkeys(op for op, _ in counts))
+    return dict(sorted(counts.items(), key=lambda item: operators.index(item[0][0])))
+
+
 def pass_rate(counts: Counter[str]) -> float | None:
     """Passed among those judged (skips left out); None when nothing was judged."""
     judged = sum(counts[v] for v in VERDICTS if v != "skip")
