@@ -1,6 +1,6 @@
 """An ArgMax or ArgMin case, as loaded and checked from a case file, and its DirectML answer:
 the first index of the extreme value (the last with select_last_index), counted over the
-reduced axes flattened in order, with NaN above every number."""
+reduced axes flattened in the tensor's dimension order, with NaN above every number."""
 
 from __future__ import annotations
 
@@ -64,9 +64,10 @@ class Case:
 
     def rows(self) -> np.ndarray[Any, Any]:
         """The input as one row per output element: the kept axes in order, then the reduced
-        axes flattened in the order given (DirectML's index counts over them so)."""
+        axes flattened in the tensor's own dimension order, whatever order `axis` lists them in
+        (DirectML counts so: Axes {2, 0} indexes as {0, 2} does)."""
         kept = [d for d in range(self.x.ndim) if d not in self.reduced]
-        moved = np.transpose(self.x, kept + list(self.reduced))
+        moved = np.transpose(self.x, kept + sorted(self.reduced))
         count = math.prod(self.x.shape[d] for d in kept)
         return np.ascontiguousarray(moved).reshape(count, self.n)
 
