@@ -25,7 +25,8 @@ def model(name, x, last=0, opset=13, axis=0):
 
 def run_ort(m, x):
     try:
-        return ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"X": x})[0].tolist()
+        session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+        return session.run(None, {"X": x})[0].tolist()
     except Exception as error:
         return f"{type(error).__name__}: {str(error).splitlines()[0][:110]}"
 
@@ -39,7 +40,8 @@ def run_ref(m, x):
 
 def show(name, x, last, want, opset=13, axis=0):
     m = model(name, x, last, opset, axis)
-    print(f"{name}-{opset} {x.dtype.name} {x.tolist()} last={last}: ORT {run_ort(m, x)}; reference {run_ref(m, x)}; documents {want}")
+    print(f"{name}-{opset} {x.dtype.name} {x.tolist()} last={last}: ORT {run_ort(m, x)}; "
+          f"reference {run_ref(m, x)}; documents {want}")
 
 
 # ORT: no CPU kernel for int16, uint16, uint32, uint64, bfloat16 (the schema lists them all).

@@ -24,7 +24,8 @@ def arg(name, x, last=0, axis=0):
 
 
 def show(name, x, last, want, note=""):
-    print(f"{name:6s} {x.dtype.name:8s} {x.tolist()!s:48s} last={last}: OpenVINO {arg(name, x, last)}, documents {want} {note}")
+    print(f"{name:6s} {x.dtype.name:8s} {x.tolist()!s:48s} last={last}: OpenVINO {arg(name, x, last)}, "
+          f"documents {want} {note}")
 
 
 # int64, uint32, uint64 computed in i32 (TopK finding 3 through the lowering).
