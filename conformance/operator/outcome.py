@@ -47,3 +47,14 @@ class Judgement:
     domain: Domain = "defined"
     message: str = ""
     discrepancy: dict[str, Any] | None = field(default=None, compare=False)
+
+
+def error_rule(outcome: Outcome, expect_error: bool, domain: Domain, outputs: str) -> Judgement:
+    """The judgement of a raise, or of outputs where the case expects an error (the `error`
+    rule, the same for every operator): a raise passes where an error is expected and is the
+    verdict `error` where it is not; outputs (`outputs` says what they were) break the rule."""
+    if isinstance(outcome, Raised):
+        if expect_error:
+            return Judgement("pass", (), domain, f"raised as expected: {outcome.message}")
+        return Judgement("error", (), domain, outcome.message)
+    return Judgement("fail", ("error",), domain, f"expected an error, got {outputs}")

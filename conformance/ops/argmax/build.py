@@ -14,6 +14,7 @@ from conformance.core.dtypes import element_type
 from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
 from conformance.graphs.errors import CheckerRejected
 from conformance.operator.graph import Graph
+from conformance.operator.onnx_model import onnx_model
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.variants import NAMES, OWN, Variant, directml_index_type
 
@@ -50,16 +51,7 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
         [helper.make_tensor_value_info(X, element_type(case.x.dtype), list(case.x.shape))],
         [helper.make_tensor_value_info("Indices", TensorProto.INT64, list(case.output_shape(case.keepdims)))],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", variant.version)],
-                              producer_name="topk-conformance")
-    # The IR version the opset needs, not the newest onnx knows: older runtimes refuse newer IR.
-    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
-    if check:
-        try:
-            onnx.checker.check_model(model, full_check=True)
-        except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-            raise CheckerRejected(" ".join(str(exc).split())) from exc
-    return model
+    return onnx_model(graph, variant.version, check)
 
 
 def build_directml(case: Case, variant: Variant) -> DirectMLDescription:

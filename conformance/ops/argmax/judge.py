@@ -12,7 +12,7 @@ import numpy as np
 from conformance.core.dtypes import name_of
 from conformance.core.keys import best_position, better_key
 from conformance.operator.discrepancy import summarized
-from conformance.operator.outcome import Domain, Judgement, Outcome, Raised
+from conformance.operator.outcome import Domain, Judgement, Outcome, Raised, error_rule
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.profiles import Profile
 
@@ -29,14 +29,10 @@ def domain_of(case: Case, profile: Profile) -> Domain:
 
 def judge(case: Case, profile: Profile, outcome: Outcome) -> Judgement:
     domain = domain_of(case, profile)
-    if isinstance(outcome, Raised):
-        if case.expect_error:
-            return Judgement("pass", (), domain, f"raised as expected: {outcome.message}")
-        return Judgement("error", (), domain, outcome.message)
-    indices = outcome["indices"]
-    if case.expect_error:
-        return Judgement("fail", ("error",), domain, f"expected an error, got indices of shape {list(indices.shape)}")
-    return _judge_indices(case, profile, indices, domain)
+    if isinstance(outcome, Raised) or case.expect_error:
+        shown = "" if isinstance(outcome, Raised) else f"indices of shape {list(outcome['indices'].shape)}"
+        return error_rule(outcome, case.expect_error, domain, shown)
+    return _judge_indices(case, profile, outcome["indices"], domain)
 
 
 def _judge_indices(case: Case, profile: Profile, indices: np.ndarray[Any, Any], domain: Domain) -> Judgement:

@@ -13,7 +13,7 @@ from conformance.core.dtypes import name_of
 from conformance.core.keys import better_key
 from conformance.core.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
 from conformance.operator.discrepancy import MARKED, shown, summarized
-from conformance.operator.outcome import Domain, Judgement, Outcome, Outputs, Raised
+from conformance.operator.outcome import Domain, Judgement, Outcome, Outputs, Raised, error_rule
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import Profile
 
@@ -37,15 +37,9 @@ def domain_of(case: Case, profile: Profile) -> Domain:
 
 def judge(case: Case, profile: Profile, outcome: Outcome) -> Judgement:
     domain = domain_of(case, profile)
-    if isinstance(outcome, Raised):
-        if case.expect_error:
-            return Judgement("pass", (), domain, f"raised as expected: {outcome.message}")
-        return Judgement("error", (), domain, outcome.message)
-    if case.expect_error:
-        return Judgement(
-            "fail", ("error",), domain,
-            f"expected an error, got outputs of shape {list(outcome['values'].shape)}",
-        )
+    if isinstance(outcome, Raised) or case.expect_error:
+        shown = "" if isinstance(outcome, Raised) else f"outputs of shape {list(outcome['values'].shape)}"
+        return error_rule(outcome, case.expect_error, domain, shown)
     return _judge_outputs(case, profile, outcome, domain)
 
 

@@ -10,8 +10,8 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from conformance.core.dtypes import element_type as element_type  # where it used to be
-from conformance.graphs.errors import CheckerRejected
 from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
+from conformance.operator.onnx_model import onnx_model
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 
@@ -55,19 +55,7 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
         helper.make_tensor_value_info(INDICES, TensorProto.INT64, shape),
     ]
     graph = helper.make_graph([node], f"topk_{case.id}", graph_inputs, outputs, initializers)
-    model = helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", opset)],
-        producer_name="topk-conformance",
-    )
-    # The IR version the opset needs, not the newest onnx knows: older runtimes refuse newer IR.
-    model.ir_version = helper.find_min_ir_version_for(list(model.opset_import))
-    if check:
-        try:
-            onnx.checker.check_model(model, full_check=True)
-        except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
-            raise CheckerRejected(" ".join(str(exc).split())) from exc
-    return model
+    return onnx_model(graph, opset, check)
 
 
 def onnx_feeds(case: Case, variant: Variant) -> dict[str, np.ndarray[Any, Any]]:
