@@ -148,10 +148,15 @@ class Backend(ABC):
         """How its worker process must start (None: as any other)."""
         return None
 
+    def operators_taken(self) -> tuple[str, ...]:
+        """The operators whose graphs it is given: `operators`, or TopK alone for a backend
+        written for interface 2 (whatever it inherits: it knows TopK's outputs only)."""
+        return ("topk",) if self.interface_version == 2 else self.operators
+
     def runs(self, variant: Variant) -> bool:
         """Whether to build this graph variant for it (a bool). Asked once per variant, in
         its worker process, with availability(), isa() and describe() (workers.probe_here)."""
-        return variant.kind in self.kinds and variant.op in self.operators
+        return variant.kind in self.kinds and variant.op in self.operators_taken()
 
     def warm_up(self) -> None:
         """Start what the runs need (a worker calls this before its first request, so the

@@ -50,7 +50,7 @@ def shipped_cases() -> list[object]:
 
 
 def variant_labels(names: Sequence[str]) -> set[str]:
-    return {f"{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b)}
+    return {f"{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b, op="topk")}
 
 
 def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino-cpu")) -> set[str]:
@@ -65,7 +65,7 @@ def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino
 
 def skipped_variants(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino-cpu")) -> int:
     case = next(c for c in load_cases([DOCUMENTED]).cases if c.id == case_id)
-    return sum(1 for b in by_name(list(names)) for v in variants_for(b) if v.cannot_express(case))
+    return sum(1 for b in by_name(list(names)) for v in variants_for(b, op="topk") if v.cannot_express(case))
 
 
 def test_ids_are_readable_and_cover_every_variant(project: pytest.Pytester) -> None:
@@ -148,7 +148,7 @@ def test_unavailable_backend_is_a_usage_error(project: pytest.Pytester) -> None:
 def test_unavailable_backend_skips_with_its_reason_when_allowed(project: pytest.Pytester) -> None:
     result = run(project, "--backend", "ort-cuda", "--allow-unavailable", "-rs")
     (cuda,) = by_name(["ort-cuda"])
-    total = len(shipped_cases()) * len(variants_for(cuda))
+    total = len(shipped_cases()) * len(variants_for(cuda, op="topk"))
     result.assert_outcomes(skipped=total)
     stdout = result.stdout.str()
     assert "ort-cuda is not available" in stdout and "onnxruntime-gpu" in stdout

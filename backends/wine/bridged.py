@@ -84,7 +84,7 @@ class BridgedBackend(Backend):
         """Every operator's known-answer inputs (its record's `proof`) through the variants of
         the dialects this backend runs, each judged a pass before any result is given."""
         graphs = GraphCache()
-        for operator in (OPERATORS[name] for name in self.operators if name in OPERATORS):
+        for operator in (OPERATORS[name] for name in self.operators_taken() if name in OPERATORS):
             for case, variant in [pair for kind in self.kinds for pair in operator.proof(kind)]:
                 graph = graphs.get(case, variant)
                 execution = self.run_on(bridge, graph)

@@ -26,11 +26,13 @@ from conformance.results.records import Result
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
 
 
-def variants_for(backend: Backend, case: Case | None = None, takes: Collection[str] | None = None) -> list[Variant]:
+def variants_for(backend: Backend, case: Case | None = None, takes: Collection[str] | None = None,
+                 op: str | None = None) -> list[Variant]:
     """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on).
     `takes`: the keys (variant_key) of the variants it takes, as its worker answered (workers.takes_of);
     without it, backend.runs() is asked here (a backend's own code, in this process)."""
-    variants = all_variants() if case is None else operator(case.op).variants()
+    op = case.op if case is not None else op
+    variants = all_variants() if op is None else operator(op).variants()
     return [v for v in variants
             if (backend.runs(v) if takes is None else variant_key(v) in takes) and (case is None or v.runs_on(case))]
 

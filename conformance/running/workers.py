@@ -56,7 +56,8 @@ def takes_of(backend: Backend, probe: Probe | None) -> tuple[str, ...]:
     answer, the interface's default (the variants of its `kinds`), without calling it."""
     if probe is not None and probe.takes is not None:
         return probe.takes
-    return tuple(variant_key(v) for v in all_variants() if v.kind in backend.kinds and v.op in backend.operators)
+    taken = backend.operators_taken()
+    return tuple(variant_key(v) for v in all_variants() if v.kind in backend.kinds and v.op in taken)
 
 
 def isa_of(probe: Probe | None) -> str:
@@ -116,7 +117,8 @@ def probe_here(backend: Backend) -> Probe:
 def _takes(backend: Backend) -> tuple[str, ...]:
     takes = []
     # Only the operators it says it takes are asked about (a plugin of interface 2: TopK).
-    for variant in (v for v in all_variants() if v.op in backend.operators):
+    taken = backend.operators_taken()
+    for variant in (v for v in all_variants() if v.op in taken):
         answer = _asked("runs()", lambda: backend.runs(variant))  # noqa: B023 (called at once)
         if not isinstance(answer, bool):
             raise _Unusable(f"runs() returned {short_repr(answer)} for {variant.label}, not a bool")
