@@ -218,6 +218,31 @@ def test_filter_in_the_address_hides_the_right_rows(rendered: Rendered) -> None:
     assert sum("hidden" not in e.attrs for e in cases) == len(failing)
 
 
+def test_the_operator_filter_shows_one_operators_rows(tmp_path: Path) -> None:
+    """A report of TopK and ArgMax results, opened with `#op=argmax`: only ArgMax's
+    discrepancy rows and matrix rows stay, and the filter offers every operator present."""
+    results = [
+        Result("t-fail", "ort-cpu", "onnx-opset11", "constant", "fail", rules=["order"], op="topk"),
+        Result("t-pass", "ort-cpu", "onnx-opset11", "constant", "pass", op="topk"),
+        Result("a-fail", "ort-cpu", "onnx-opset13", "none", "fail", rules=["selection"], op="argmax"),
+        Result("a-error", "ort-cpu", "onnx-opset12", "none", "error", message="no kernel", op="argmax"),
+        Result("m-pass", "ort-cpu", "onnx-opset13", "none", "pass", op="argmin"),
+    ]
+    report = tmp_path / "report.html"
+    write_report(report, ResultsFile(environment(), {}, [], results))
+    page = chromium(tmp_path / "profile", "--dump-dom", report.as_uri() + "#op=argmax")
+    assert page.returncode == 0, page.stderr[-3000:]
+    found = elements(page.stdout)
+    select = [e for e in found if e.tag == "option" and e.attrs.get("value") in ("argmax", "argmin", "topk")]
+    assert {e.attrs["value"] for e in select} >= {"argmax", "argmin", "topk"}
+    drows = [e for e in found if e.tag == "tr" and "drow" in classes(e)]
+    assert {e.attrs["data-op"] for e in drows} == {"topk", "argmax"}
+    assert all(("hidden" not in e.attrs) == (e.attrs["data-op"] == "argmax") for e in drows)
+    mrows = [e for e in found if e.tag == "tr" and "mrow" in classes(e)]
+    assert {e.attrs["data-op"] for e in mrows} == {"topk", "argmax", "argmin"}
+    assert all(("hidden" not in e.attrs) == (e.attrs["data-op"] == "argmax") for e in mrows)
+
+
 def test_screenshot(rendered: Rendered, tmp_path: Path) -> None:
     """A picture of the top of the report. With TOPK_UPDATE_SCREENSHOT=1 it replaces
     reports/report-screenshot.png (the picture kept with the repository); otherwise the checkout is left as

@@ -283,6 +283,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             "semantics": str(described.get("semantics", "")), "machines": machines_of.get(backend, []),
         })
 
+    case_ops = {r.case: r.op for r in results}
     matrix = []
     for case in cases:
         info = infos.get(case)
@@ -305,7 +306,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
                 "link": first_bad,
             })
         matrix.append({
-            "case": case, "tags": case_tags.get(case, []),
+            "case": case, "tags": case_tags.get(case, []), "op": case_ops.get(case, ""),
             "source": info.case.source if info else "",
             "input": f"{info.dtype} {info.shape}" if info else "",
             "levels": info.levels if info else "case file not found",
@@ -346,6 +347,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             "tag": sorted({t for r in results for t in r.tags}),
             "backend": backends,
             "domain": ["defined", "undefined"],
+            "op": sorted({r.op for r in results}),
         },
         "cases_found": sum(1 for c in cases if c in infos),
     }
