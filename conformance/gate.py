@@ -25,13 +25,18 @@ from conformance.core.atomic_files import atomic_write_text
 from conformance.core.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
 from conformance.core.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
 from conformance.core.tool_input import InputError, check, limit, limit_note, read_text
+from conformance.ops.registry import OPERATORS
 from conformance.results.records import Result
 
 # Worse is higher. Among the discrepancies that break something, a change of kind (an
 # error that becomes a fail) or new broken rules count as worse too.
 _RANK = {"pass": 0, "skip": 0, "divergent": 1, "error": 2, "fail": 2, "crash": 3}
-Key = tuple[str, str, str, str]  # backend, case, graph, k_source
-ScopedKey = tuple[str, str, str, str, str]  # ... and the entry's isa scope ("" everywhere)
+Key = tuple[str, str, str, str, str]  # op, backend, case, graph, k_source
+ScopedKey = tuple[str, str, str, str, str, str]  # ... and the entry's isa scope ("" everywhere)
+
+
+def result_key(result: Result) -> Key:
+    return (result.op, result.backend, result.case, result.graph, result.k_source)
 
 
 @dataclass(frozen=True)
@@ -44,14 +49,15 @@ class Entry:
     rules: tuple[str, ...] = ()
     note: str = ""  # a key of Baseline.notes
     isa: str = ""  # the scope: the instruction-set tiers where it holds ("" everywhere)
+    op: str = "topk"  # the operator; a baseline written before operators had it means TopK
 
     @property
     def key(self) -> ScopedKey:
-        return (self.backend, self.case, self.graph, self.k_source, self.isa)
+        return (*self.result_key, self.isa)
 
     @property
     def result_key(self) -> Key:
-        return (self.backend, self.case, self.graph, self.k_source)
+        return (self.op, self.backend, self.case, self.graph, self.k_source)
 
     def holds_on(self, tier: str) -> bool:
         return Scope(self.isa).holds(tier)
@@ -59,7 +65,7 @@ class Entry:
     @staticmethod
     def of(result: Result, note: str = "", isa: str = "") -> Entry:
         return Entry(result.backend, result.case, result.graph, result.k_source, result.verdict,
-                     tuple(result.rules), note, isa)
+                     tuple(result.rules), note, isa, result.op)
 
 
 @dataclass
@@ -80,7 +86,7 @@ class Baseline:
 
     def applying(self, result: Result) -> Entry | None:
         """The entry that holds for this result: its key, in scope of its isa."""
-        key = (result.backend, result.case, result.graph, result.k_source)
+        key = result_key(result)
         return next((entry for entry in self.scoped(key) if entry.holds_on(result.isa)), None)
 
     def narrowed(self, tier: str) -> Baseline:
@@ -108,7 +114,7 @@ def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: B
     outcomes: dict[Key, dict[str, Result | None]] = {}
     tiers: dict[str, set[str]] = {}
     for result in results:
-        key = (result.backend, result.case, result.graph, result.k_source)
+        key = result_key(result)
         outcomes.setdefault(key, {})[result.isa] = result if is_discrepancy(result) else None
         tiers.setdefault(result.backend, set()).add(result.isa)
     for backend, seen in tiers.items():
@@ -161,7 +167,7 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
     for key in sorted(baseline.entries):
         entry = baseline.entries[key]
         fields: dict[str, Any] = {
-            "backend": entry.backend, "case": entry.case, "graph": entry.graph,
+            "op": entry.op, "backend": entry.backend, "case": entry.case, "graph": entry.graph,
             "k_source": entry.k_source, "verdict": entry.verdict, "rules": list(entry.rules),
         }
         if entry.note:
@@ -204,17 +210,25 @@ def read_baseline(path: Path) -> Baseline:
         entry = Entry(
             raw["backend"], raw["case"], raw["graph"], raw["k_source"], raw["verdict"], tuple(raw.get("rules") or ()),
             raw.get("note", ""), _scope(path, f"results[{position}].isa", raw.get("isa", "")) or file_scope,
+            _operator(path, position, raw.get("op", "topk")),
         )
         if entry.note and entry.note not in notes:
             raise BaselineError(f"{path}: results[{position}].note: {entry.note!r} is not under 'notes'")
         if entry.key in entries:
-            raise BaselineError(f"{path}: results[{position}]: the same backend, case, graph, k_source and isa "
+            raise BaselineError(f"{path}: results[{position}]: the same op, backend, case, graph, k_source and isa "
                                 "as an earlier entry")
         entries[entry.key] = entry
     baseline = Baseline(list(document["backends"]), entries, dict(notes), document.get("recorded_with") or {})
     _check_scopes_apart(path, baseline)
     return baseline
 
+
+
+def _operator(path: Path, position: int, name: str) -> str:
+    if name not in OPERATORS:
+        raise BaselineError(f"{path}: results[{position}].op: {name!r} is not an operator of this suite "
+                            f"({', '.join(OPERATORS)})")
+    return name
 
 
 def _scope(path: Path, where: str, value: object) -> str:
@@ -252,7 +266,8 @@ class Comparison:
 def _describe(entry: Entry | Result) -> str:
     rules = f" [{', '.join(entry.rules)}]" if entry.rules else ""
     scope = f" where isa {entry.isa}" if isinstance(entry, Entry) and entry.isa else ""
-    return f"{entry.case} on {entry.backend} ({entry.graph}, K {entry.k_source}){scope}: {entry.verdict}{rules}"
+    where = f"{entry.op} {entry.case} on {entry.backend} ({entry.graph}, K {entry.k_source})"
+    return f"{where}{scope}: {entry.verdict}{rules}"
 
 
 def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
@@ -265,7 +280,7 @@ def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
             if result.backend not in comparison.ungated:
                 comparison.ungated.append(result.backend)
             continue
-        key = (result.backend, result.case, result.graph, result.k_source)
+        key = result_key(result)
         seen.add(key)
         tiers.setdefault(result.backend, set()).add(result.isa)
         recorded = baseline.applying(result)

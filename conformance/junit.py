@@ -1,5 +1,6 @@
 """JUnit XML for CI systems that show test results: one test suite per backend, one test
-case per result. fail is a <failure>, error and crash are <error>s, skip is <skipped>;
+case per result, named as the pytest plugin names its tests (`case[op-backend-graph-k_source]`).
+fail is a <failure>, error and crash are <error>s, skip is <skipped>;
 divergent passes (valid under the dialect) with the difference in <system-out>."""
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ def junit_xml(results: Iterable[Result]) -> ET.ElementTree:
         if suite is None:
             suite = suites[result.backend] = ET.SubElement(root, "testsuite", name=result.backend)
         case = ET.SubElement(
-            suite, "testcase", classname=f"{result.backend}.{result.graph}",
-            name=f"{result.case}[{result.backend}-{result.graph}-{result.k_source}]",
+            suite, "testcase", classname=f"{result.backend}.{result.op}.{result.graph}",
+            name=f"{result.case}[{result.op}-{result.backend}-{result.graph}-{result.k_source}]",
             time=f"{result.seconds:.6f}",
         )
         detail = result.message + (f" (rules: {', '.join(result.rules)})" if result.rules else "")

@@ -1,6 +1,8 @@
 """The pytest plugin: `pytest --backend ort-cpu --backend openvino-cpu` runs every case in
-cases/ as a test per backend, graph and K source, e.g.
-`dml-top-k1-example-3[ort-cpu-onnx-opset11-constant]`. Tags are markers (`-m ties`)."""
+cases/ as a test per operator, backend, graph and K source, e.g.
+`dml-top-k1-example-3[topk-ort-cpu-onnx-opset11-constant]` or
+`dml-argmax-example-1[argmax-ort-cpu-onnx-opset13-none]`. Tags and operators are markers
+(`-m ties`, `-m argmax`)."""
 
 from __future__ import annotations
 
@@ -105,10 +107,10 @@ class _State:
         self.markers: set[str] = set()
 
     def register_marker(self, tag: str) -> None:
-        """Case tags become markers, so `-m ties` selects by tag."""
+        """Case tags and operators become markers, so `-m ties` selects by tag, `-m argmax` by operator."""
         if tag not in self.markers:
             self.markers.add(tag)
-            self.config.addinivalue_line("markers", f"{tag}: cases tagged '{tag}'")
+            self.config.addinivalue_line("markers", f"{tag}: cases tagged '{tag}', or of the operator '{tag}'")
 
     def holds(self, path: Path) -> bool:
         resolved = path.resolve()
@@ -129,10 +131,10 @@ class CaseFile(pytest.File):
                 # The variants it takes, as its worker answered (runs() is not called here).
                 for variant in variants_for(backend, item, state.executors.takes(backend)):
                     test = CaseItem.from_parent(
-                        self, name=f"{item.id}[{backend.name}-{variant.label}]",
+                        self, name=f"{item.id}[{item.op}-{backend.name}-{variant.label}]",
                         case=item, backend=backend, variant=variant,
                     )
-                    for tag in item.tags:
+                    for tag in (item.op, *item.tags):
                         state.register_marker(tag)
                         test.add_marker(tag)
                     yield test

@@ -59,13 +59,13 @@ def run_cli(*args: str | Path, cwd: Path = REPO, timeout: float = 300) -> subpro
     )
 
 
-ResultKey = tuple[str, str, str, str, tuple[str, ...]]
+ResultKey = tuple[str, str, str, str, str, tuple[str, ...]]
 
 
 def non_pass_set(results: list[dict[str, Any]]) -> set[ResultKey]:
     """What a baseline records of a backend's results: every one neither pass nor skip."""
     return {
-        (r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
+        (r["op"], r["case"], r["graph"], r["k_source"], r["verdict"], tuple(r["rules"]))
         for r in results if r["verdict"] not in ("pass", "skip")
     }
 
@@ -79,6 +79,6 @@ def baseline(backend: str) -> Baseline:
 def baseline_set(recorded: Baseline, cases: set[str] | None = None) -> set[ResultKey]:
     """The recorded discrepancies, of some cases only if `cases` is given."""
     return {
-        (e.case, e.graph, e.k_source, e.verdict, e.rules)
+        (e.op, e.case, e.graph, e.k_source, e.verdict, e.rules)
         for e in recorded.entries.values() if cases is None or e.case in cases
     }

@@ -43,10 +43,10 @@ def test_the_baseline_is_sorted_readable_yaml_of_every_discrepancy(recorded: tup
     entries = document["results"]
     discrepancies = [r for r in results if r["verdict"] not in ("pass", "skip")]
     assert len(entries) == len(discrepancies) > 0  # ort-cpu has no uint64 kernel
-    keys = [(e["backend"], e["case"], e["graph"], e["k_source"]) for e in entries]
+    keys = [(e["op"], e["backend"], e["case"], e["graph"], e["k_source"]) for e in entries]
     assert keys == sorted(keys)
     assert document["backends"] == [BACKEND]
-    assert all(line.startswith("- {backend: ") for line in baseline_path.read_text().splitlines()
+    assert all(line.startswith("- {op: topk, backend: ") for line in baseline_path.read_text().splitlines()
                if line.startswith("- ")), "one entry a line, for diffs"
 
 
@@ -60,26 +60,27 @@ def test_a_new_discrepancy_fails_the_gate(recorded: tuple[Path, Path], tmp_path:
     baseline = read_baseline(recorded[1])
     first = sorted(baseline.entries)[0]
     lines = recorded[1].read_text().splitlines()
-    dropped = [line for line in lines if not (line.startswith("- ") and f"case: {first[1]}," in line
-                                               and f"graph: {first[2]}," in line and f"k_source: {first[3]}," in line)]
+    dropped = [line for line in lines if not (line.startswith("- ") and f"case: {first[2]}," in line
+                                               and f"graph: {first[3]}," in line and f"k_source: {first[4]}," in line)]
     assert len(dropped) == len(lines) - 1
     shrunk = tmp_path / "shrunk.yaml"
     shrunk.write_text("\n".join(dropped) + "\n")
     status, stderr = _gate(shrunk, tmp_path / "out")
     assert status == 1, stderr
-    assert f"new: {first[1]} on {BACKEND} ({first[2]}, K {first[3]})" in stderr
+    assert f"new: topk {first[2]} on {BACKEND} ({first[3]}, K {first[4]})" in stderr
     assert "gate: FAILED" in stderr
 
 
 def test_a_fixed_discrepancy_is_listed_and_fails_only_when_strict(recorded: tuple[Path, Path], tmp_path: Path) -> None:
     text = recorded[1].read_text()
+    # Written without `op`, as baselines were before ArgMax: a TopK entry.
     stale = "- {backend: ort-cpu, case: dml-top-k1-example-3, graph: onnx-opset11, k_source: constant, " \
             "verdict: fail, rules: [tie-order]}\n"
     widened = tmp_path / "widened.yaml"
     widened.write_text(text + stale)
     status, stderr = _gate(widened, tmp_path / "lenient")
     assert status == 0, stderr
-    assert "better: dml-top-k1-example-3 on ort-cpu (onnx-opset11, K constant): pass; recorded fail" in stderr
+    assert "better: topk dml-top-k1-example-3 on ort-cpu (onnx-opset11, K constant): pass; recorded fail" in stderr
     status, stderr = _gate(widened, tmp_path / "strict", "--strict-baseline")
     assert status == 1, stderr
 
@@ -97,8 +98,29 @@ def test_worse_means_a_higher_verdict_or_new_broken_rules() -> None:
     assert verdict_of("error", []), "a change of kind"
     assert verdict_of("divergent", []) == [] and verdict_of("pass", []) == []
     other = compare([Result("c2", "b", "g", "input", "divergent")], baseline)
-    assert other.regressions == ["new: c2 on b (g, K input): divergent"]
+    assert other.regressions == ["new: topk c2 on b (g, K input): divergent"]
     assert compare([Result("c", "elsewhere", "g", "input", "fail")], baseline).ungated == ["elsewhere"]
+
+
+def test_an_entry_holds_only_results_of_its_operator() -> None:
+    recorded = Entry("b", "c", "onnx-opset13", "none", "fail", ("selection",), op="argmax")
+    baseline = Baseline(["b"], {recorded.key: recorded})
+    argmin = Result("c", "b", "onnx-opset13", "none", "fail", ["selection"], op="argmin")  # type: ignore[arg-type]
+    argmax = Result("c", "b", "onnx-opset13", "none", "fail", ["selection"], op="argmax")  # type: ignore[arg-type]
+    assert compare([argmax], baseline).regressions == []
+    held = compare([argmin], baseline)
+    assert held.regressions == ["new: argmin c on b (onnx-opset13, K none): fail [selection]"]
+    assert held.not_run == ["argmax c on b (onnx-opset13, K none): fail [selection], not in this run"]
+
+
+def test_an_unknown_operator_in_a_baseline_names_the_entry(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("backends: [ort-cpu]\nresults:\n- {op: topk, backend: ort-cpu, case: x, graph: g, k_source: none, "
+                   "verdict: fail}\n- {op: argmux, backend: ort-cpu, case: x, graph: g, k_source: none, "
+                   "verdict: fail}\n")
+    status, stderr = _gate(bad, tmp_path / "out")
+    assert status == 2
+    assert "bad.yaml: results[1].op: 'argmux' is not an operator of this suite" in stderr
 
 
 def test_a_malformed_baseline_is_a_usage_error(tmp_path: Path) -> None:
@@ -152,6 +174,10 @@ def test_junit_xml_has_one_test_case_per_result(recorded: tuple[Path, Path], tmp
     assert suite is not None and suite.get("name") == BACKEND
     cases = suite.findall("testcase")
     assert len(cases) == len(results) == int(suite.get("tests", "0"))
+    # Named as pytest names the same test: the operator first, so a TopK and an ArgMax
+    # result never share a name.
+    assert {c.get("name") for c in cases} == {
+        f"{r['case']}[{r['op']}-{r['backend']}-{r['graph']}-{r['k_source']}]" for r in results}
     errors = sum(1 for r in results if r["verdict"] in ("error", "crash"))
     assert int(suite.get("errors", "-1")) == errors > 0
     assert int(suite.get("skipped", "-1")) == sum(1 for r in results if r["verdict"] == "skip")

@@ -11,13 +11,14 @@ from collections.abc import Sequence
 
 import onnxruntime
 import pytest
-from harness import DOCUMENTED, baseline
+from harness import DOCUMENTED, REPO, baseline
 
 from backends.registry import by_name
 from conformance.cases.loader import load_cases
 from conformance.running.runner import variants_for
 
 FILES = ("directml-top-k1.yaml", "openvino-topk11.yaml")
+ARGMAX_DOCUMENTED = REPO / "cases" / "argmax" / "documented"
 BACKENDS = ("--backend", "ort-cpu", "--backend", "openvino-cpu")
 ITEM = re.compile(r"^cases/[\w.-]+\.yaml::([a-z0-9._-]+)\[([a-z0-9-]+)\]$")
 
@@ -50,14 +51,14 @@ def shipped_cases() -> list[object]:
 
 
 def variant_labels(names: Sequence[str]) -> set[str]:
-    return {f"{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b, op="topk")}
+    return {f"topk-{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b, op="topk")}
 
 
 def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino-cpu")) -> set[str]:
-    """The backend-graph-K labels of a documented case that its backends' baselines record
+    """The op-backend-graph-K labels of a documented case that its backends' baselines record
     as fail or error (known discrepancies: failing tests)."""
     return {
-        f"{name}-{e.graph}-{e.k_source}"
+        f"{e.op}-{name}-{e.graph}-{e.k_source}"
         for name in names for e in baseline(name).entries.values()
         if e.case == case_id and e.verdict in ("fail", "error", "crash")
     }
@@ -73,8 +74,8 @@ def test_ids_are_readable_and_cover_every_variant(project: pytest.Pytester) -> N
     assert result.ret == 0, result.stdout.str()
     items = collected(result)
     stdout = result.stdout.str()
-    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[ort-cpu-onnx-opset11-constant]" in stdout
-    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[openvino-cpu-openvino-topk11-stable-input]" in stdout
+    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[topk-ort-cpu-onnx-opset11-constant]" in stdout
+    assert "cases/directml-top-k1.yaml::dml-top-k1-example-3[topk-openvino-cpu-openvino-topk11-stable-input]" in stdout
     case_ids = [c.id for c in shipped_cases()]  # type: ignore[attr-defined]
     labels = variant_labels(["ort-cpu", "openvino-cpu"])
     assert set(items) == {(c, label) for c in case_ids for label in labels}
@@ -98,11 +99,24 @@ def test_tag_markers_select_by_tag(project: pytest.Pytester) -> None:
     assert {case for case, _ in collected(result)} == tied
 
 
+def test_operator_markers_select_by_operator_and_ids_name_it(project: pytest.Pytester) -> None:
+    shutil.copy(ARGMAX_DOCUMENTED / "directml-argmax.yaml", project.path / "cases" / "directml-argmax.yaml")
+    argmax = run(project, *BACKENDS, "-m", "argmax", "--collect-only", "-q")
+    assert argmax.ret == 0, argmax.stdout.str()
+    items = collected(argmax)
+    argmax_ids = {c.id for c in load_cases([ARGMAX_DOCUMENTED / "directml-argmax.yaml"]).cases}
+    assert items and {case for case, _ in items} == argmax_ids
+    assert all(label.startswith("argmax-ort-cpu-") or label.startswith("argmax-openvino-cpu-") for _, label in items)
+    topk = collected(run(project, *BACKENDS, "-m", "topk", "--collect-only", "-q"))
+    assert topk and all(label.startswith("topk-") for _, label in topk)
+    assert not {case for case, _ in topk} & argmax_ids
+
+
 def test_fail_verdict_fails_with_the_rule_and_a_repro(project: pytest.Pytester) -> None:
     result = run(project, *BACKENDS, "-k", "dml-top-k1-example-3 and openvino-cpu-onnx-opset11-input and not dynamic")
     result.assert_outcomes(failed=1)
     stdout = result.stdout.str()
-    assert "FAILED cases/directml-top-k1.yaml::dml-top-k1-example-3[openvino-cpu-onnx-opset11-input]" in stdout
+    assert "FAILED cases/directml-top-k1.yaml::dml-top-k1-example-3[topk-openvino-cpu-onnx-opset11-input]" in stdout
     assert "fail [tie-order]" in stdout
     assert "Reproduce:" in stdout
     assert "topk-conformance run --cases=" in stdout and "--case=dml-top-k1-example-3 --backend=openvino-cpu" in stdout

@@ -70,8 +70,8 @@ class Result:
     op: str = "topk"
 
     @property
-    def key(self) -> tuple[str, str, str, str]:
-        return (self.case, self.backend, self.graph, self.k_source)
+    def key(self) -> tuple[str, str, str, str, str]:
+        return (self.op, self.case, self.backend, self.graph, self.k_source)
 
 
 def environment() -> dict[str, Any]:
@@ -173,10 +173,10 @@ class Merged:
 
 
 def merge(files: list[ResultsFile], prefer_later: bool = False) -> Merged:
-    """Several environments' or machines' results as one. The same (case, backend, graph,
-    K source) with different verdicts in two files is a conflict: listed, and the later
+    """Several environments' or machines' results as one. The same (operator, case, backend,
+    graph, K source) with different verdicts in two files is a conflict: listed, and the later
     file's result kept only with `prefer_later` (else the earlier one stays)."""
-    merged: dict[tuple[str, str, str, str], Result] = {}
+    merged: dict[tuple[str, str, str, str, str], Result] = {}
     conflicts: list[str] = []
     backends: dict[str, dict[str, Any]] = {}
     errors: list[str] = []
