@@ -243,75 +243,27 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         + [r.backend for r in results]
     ))
     order = {name: i for i, name in enumerate(backends)}
-    families: dict[str, set[str]] = {}
-    for r in results:
-        families.setdefault(r.backend, set()).add(graph_family(r.graph))
-    columns = [
-        (b, f) for b in backends
-        for f in sorted(families.get(b, set()), key=lambda f: (FAMILIES.index(f) if f in FAMILIES else 99, f))
-    ]
     ids = {id(r): f"r{i}" for i, r in enumerate(results)}
     cases = list(dict.fromkeys(r.case for r in results))
-    cells: dict[tuple[str, str, str], list[Result]] = {}
-    for r in results:
-        cells.setdefault((r.case, r.backend, graph_family(r.graph)), []).append(r)
     case_tags: dict[str, list[str]] = {}
     for r in results:
         case_tags.setdefault(r.case, [])
         case_tags[r.case] = list(dict.fromkeys([*case_tags[r.case], *r.tags]))
-
     machines_of: dict[str, list[str]] = {}
     for r in results:
         if r.machine:
             machines_of.setdefault(r.backend, [])
             if r.machine not in machines_of[r.backend]:
                 machines_of[r.backend].append(r.machine)
-
-    column_views = []
-    for backend, family in columns:
-        of_column = [r for r in results if r.backend == backend and graph_family(r.graph) == family]
-        counts: Counter[str] = Counter(r.verdict for r in of_column)
-        column_views.append({
-            "backend": backend, "family": family, "counts": [counts[v] for v in VERDICTS],
-            "rate": _rate(counts), "total": len(of_column),
-        })
-    backend_heads = []
-    for backend in backends:
-        described = data.backends.get(backend, {})
-        backend_heads.append({
-            "name": backend, "span": sum(1 for b, _ in columns if b == backend),
-            "semantics": str(described.get("semantics", "")), "machines": machines_of.get(backend, []),
-        })
-
-    case_ops = {r.case: r.op for r in results}
-    matrix = []
-    for case in cases:
-        info = infos.get(case)
-        row_cells: list[dict[str, Any] | None] = []
-        for backend, family in columns:
-            of_cell = sorted(cells.get((case, backend, family), []), key=lambda r: (r.graph, r.k_source))
-            if not of_cell:
-                row_cells.append(None)
-                continue
-            counts = Counter(r.verdict for r in of_cell)
-            first_bad = next((ids[id(r)] for r in of_cell if r.verdict in DISCREPANT), "")
-            row_cells.append({
-                "backend": backend,
-                "worst": worst(counts),
-                "counts": [(v, counts[v]) for v in VERDICTS if counts[v]],
-                "title": _cell_title(of_cell),
-                "verdicts": " ".join(sorted(counts)),
-                "rules": " ".join(sorted({rule for r in of_cell for rule in r.rules})),
-                "domains": " ".join(sorted({r.domain for r in of_cell})),
-                "link": first_bad,
-            })
-        matrix.append({
-            "case": case, "tags": case_tags.get(case, []), "op": case_ops.get(case, ""),
-            "source": info.case.source if info else "",
-            "input": f"{info.dtype} {info.shape}" if info else "",
-            "levels": info.levels if info else "case file not found",
-            "cells": row_cells,
-        })
+    # One matrix per operator: its own column group (the backends and graph dialects its
+    # results came from) with its own counts and pass rates.
+    by_op: dict[str, list[Result]] = {}
+    for r in results:
+        by_op.setdefault(r.op, []).append(r)
+    matrices = [
+        _matrix(op, of_op, backends, infos, ids, case_tags, machines_of, data.backends)
+        for op, of_op in by_op.items()
+    ]
 
     chart = _chart(results, backends)
     groups = _groups(results, infos, ids, order)
@@ -326,9 +278,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         },
         "verdicts": VERDICTS,
         "backends": backends,
-        "columns": column_views,
-        "backend_heads": backend_heads,
-        "matrix": matrix,
+        "matrices": matrices,
         "chart": chart,
         "documents": [_documents(op, results, infos, backends) for op in ops],
         "levels_tables": ", ".join(op.report.levels_tables for op in ops if op.report.levels_tables),
@@ -351,6 +301,63 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         },
         "cases_found": sum(1 for c in cases if c in infos),
     }
+
+
+def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str, CaseInfo], ids: dict[int, str],
+            case_tags: dict[str, list[str]], machines_of: dict[str, list[str]],
+            described: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """One operator's matrix: a row per case, a column per backend and graph dialect."""
+    families: dict[str, set[str]] = {}
+    for r in results:
+        families.setdefault(r.backend, set()).add(graph_family(r.graph))
+    columns = [
+        (b, f) for b in backends if b in families
+        for f in sorted(families[b], key=lambda f: (FAMILIES.index(f) if f in FAMILIES else 99, f))
+    ]
+    cells: dict[tuple[str, str, str], list[Result]] = {}
+    for r in results:
+        cells.setdefault((r.case, r.backend, graph_family(r.graph)), []).append(r)
+    column_views = []
+    for backend, family in columns:
+        of_column = [r for r in results if r.backend == backend and graph_family(r.graph) == family]
+        counts: Counter[str] = Counter(r.verdict for r in of_column)
+        column_views.append({
+            "backend": backend, "family": family, "counts": [counts[v] for v in VERDICTS],
+            "rate": _rate(counts), "total": len(of_column),
+        })
+    heads = [{
+        "name": backend, "span": sum(1 for b, _ in columns if b == backend),
+        "semantics": str(described.get(backend, {}).get("semantics", "")), "machines": machines_of.get(backend, []),
+    } for backend in backends if backend in families]
+    rows = []
+    for case in dict.fromkeys(r.case for r in results):
+        info = infos.get(case)
+        row_cells: list[dict[str, Any] | None] = []
+        for backend, family in columns:
+            of_cell = sorted(cells.get((case, backend, family), []), key=lambda r: (r.graph, r.k_source))
+            if not of_cell:
+                row_cells.append(None)
+                continue
+            counts = Counter(r.verdict for r in of_cell)
+            first_bad = next((ids[id(r)] for r in of_cell if r.verdict in DISCREPANT), "")
+            row_cells.append({
+                "backend": backend,
+                "worst": worst(counts),
+                "counts": [(v, counts[v]) for v in VERDICTS if counts[v]],
+                "title": _cell_title(of_cell),
+                "verdicts": " ".join(sorted(counts)),
+                "rules": " ".join(sorted({rule for r in of_cell for rule in r.rules})),
+                "domains": " ".join(sorted({r.domain for r in of_cell})),
+                "link": first_bad,
+            })
+        rows.append({
+            "case": case, "tags": case_tags.get(case, []), "op": op,
+            "source": info.case.source if info else "",
+            "input": f"{info.dtype} {info.shape}" if info else "",
+            "levels": info.levels if info else "case file not found",
+            "cells": row_cells,
+        })
+    return {"op": op, "columns": column_views, "backend_heads": heads, "rows": rows}
 
 
 def _chart(results: list[Result], backends: list[str]) -> dict[str, Any]:
