@@ -436,7 +436,7 @@ def case_id(finding: Finding) -> str:
 
 def _versions(info: dict[str, Any]) -> str:
     packages = environment().get("packages", {})
-    names = [name for name in ("onnx", "onnxruntime", "openvino", "numpy") if name in packages]
+    names = [name for name in ("onnx", "onnxruntime", "openvino", "tract", "numpy") if name in packages]
     text = ", ".join(f"{name} {packages[name]}" for name in names)
     extra = {key: value for key, value in info.items() if key not in ("available", "reason", "device")}
     if extra:
