@@ -67,6 +67,11 @@ MODELS = {
         "00a001022a180a1173656c6563745f6c6173745f696e6465781800a001021201675a100a0158120b0a09080c12050a03"
         "12014e62090a014912040a02080742040a00100d"
     ),
+    "argmin13-f64": bytes.fromhex(
+        "080712003a680a460a015812014922064172674d696e2a0b0a04617869731800a001022a0f0a086b65657064696d7318"
+        "00a001022a180a1173656c6563745f6c6173745f696e6465781800a001021201675a100a0158120b0a09080b12050a03"
+        "12014e62090a014912040a02080742040a00100d"
+    ),
 }
 NAN, INF = np.nan, np.inf
 
@@ -95,7 +100,7 @@ def message(error):
 
 def run(name, x, k=None):
     """The outputs as lists (ArgMax/ArgMin: the one output), or tract's error."""
-    facts = [f"{','.join(map(str, x.shape))},{ {np.float32: 'f32', np.uint32: 'u32'}[x.dtype.type]}"]
+    facts = [f"{','.join(map(str, x.shape))},{ {np.float32: 'f32', np.float64: 'f64', np.uint32: 'u32'}[x.dtype.type]}"]
     inputs = [x]
     if k is not None:
         facts.append("1,i64")
@@ -171,6 +176,10 @@ def main():
     show("ArgMax [-inf, -inf] select_last_index=1", run("argmax13-last", f32(-INF, -INF)), "1")
     show("ArgMin [inf, inf] select_last_index=1", run("argmin13-last", f32(INF, INF)), "1")
     show("ArgMax [-inf, -inf]", run("argmax13", f32(-INF, -INF)), "0")
+    #    And where the extreme is the infinity beside the largest finite value, the infinity is missed.
+    show("ArgMax [-inf, -3.4028235e+38]", run("argmax13", f32(-INF, np.finfo(np.float32).min)), "1")
+    show("ArgMin float64 [inf, 1.7976931348623157e+308]",
+         run("argmin13-f64", np.array([INF, np.finfo(np.float64).max])), "1")
     # 9. NaN never wins a comparison: ArgMax skips it (NaN low); an all-NaN row gives 0 whatever
     #    select_last_index says; and [NaN, -inf] gives 0 (the NaN) by finding 8, NaN high there.
     show("ArgMax [2, NaN, 2, 1]", run("argmax13", f32(2, NAN, 2, 1)),
@@ -195,7 +204,8 @@ if __name__ == "__main__":
 # import numpy as np
 # from onnx import TensorProto, helper, numpy_helper
 #
-# F32, BF16, U32, I64 = TensorProto.FLOAT, TensorProto.BFLOAT16, TensorProto.UINT32, TensorProto.INT64
+# F32, F64, BF16 = TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.BFLOAT16
+# U32, I64 = TensorProto.UINT32, TensorProto.INT64
 #
 #
 # def topk(opset, dtype=F32, largest=1, k=None, k_attr=None):
@@ -228,7 +238,7 @@ if __name__ == "__main__":
 #     "topk11": topk(11), "topk11-smallest": topk(11, largest=0), "topk11-k-minus-1": topk(11, k=-1),
 #     "topk1": topk(1, k_attr=1), "topk24-bf16": topk(24, BF16),
 #     "argmax13": arg("ArgMax"), "argmax13-last": arg("ArgMax", last=1), "argmin13": arg("ArgMin"),
-#     "argmin13-last": arg("ArgMin", last=1), "argmax13-u32": arg("ArgMax", U32),
+#     "argmin13-last": arg("ArgMin", last=1), "argmax13-u32": arg("ArgMax", U32), "argmin13-f64": arg("ArgMin", F64),
 # }
 # for name, (graph, opset) in GRAPHS.items():
 #     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="")
