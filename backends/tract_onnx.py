@@ -104,9 +104,10 @@ class Tract(Backend):
         return info
 
     def worker_launch(self) -> WorkerLaunch | None:
-        # tract's errors are anyhow errors: with RUST_BACKTRACE set (as here), each one captures
-        # and prints a backtrace. Not capturing one saves the time; messages are cut anyway.
-        return WorkerLaunch(env={"RUST_LIB_BACKTRACE": "0"})
+        # tract's errors are anyhow errors: with RUST_BACKTRACE set, each one captures a backtrace
+        # into its message (cut anyway: not capturing saves the time), and a panic (a crash
+        # result) prints one to the terminal, some 40 lines; its one-line message stays.
+        return WorkerLaunch(env={"RUST_LIB_BACKTRACE": "0", "RUST_BACKTRACE": "0"})
 
     def close(self) -> None:
         self._runnables = None
