@@ -436,7 +436,7 @@ def case_id(finding: Finding) -> str:
 
 def _versions(info: dict[str, Any]) -> str:
     packages = environment().get("packages", {})
-    names = [name for name in ("onnx", "onnxruntime", "openvino", "numpy") if name in packages]
+    names = [name for name in ("onnx", "onnxruntime", "openvino", "tract", "numpy") if name in packages]
     text = ", ".join(f"{name} {packages[name]}" for name in names)
     extra = {key: value for key, value in info.items() if key not in ("available", "reason", "device")}
     if extra:
@@ -461,7 +461,8 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     source = (f"topk-conformance fuzz (hypothesis, seed {finding.seed}): {backend} {graph} K {result.k_source}: "
               f"{result.verdict}{rules}; {versions}")
     lines = [
-        f"# Found by `topk-conformance fuzz --backend {backend} --seed {finding.seed // 1000}` "
+        # Search i of `--seed N` runs hypothesis seed 1000 N + i (_search): N is not seed // 1000 past search 999.
+        f"# Found by `topk-conformance fuzz --backend {backend} --seed {(finding.seed - finding.search) // 1000}` "
         f"(search {finding.search}, hypothesis seed {finding.seed}) and shrunk by hypothesis.",
         f"# Signature: backend {backend}, graph {graph}, rule {rule}, element type {dtype}.",
         *([f"# The same input also shows: {'; '.join(signature_text(s) for s in finding.also)}."]

@@ -26,6 +26,8 @@ CONTRACT_BACKENDS = (
 )
 # OpenVINO's CPU held to a lower instruction-set tier (issue 15; not yet in the contract's list).
 ISA_LIMITED_BACKENDS = ("openvino-cpu-avx2", "openvino-cpu-avx")
+# Runtimes beyond the contract's list (issue 19: tract, through its Python bindings).
+MORE_RUNTIMES = ("tract",)
 
 
 @cache

@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 import onnxruntime
 import pytest
-from harness import CONTRACT_BACKENDS, ISA_LIMITED_BACKENDS, cases_from_yaml, documented, run_cli
+from harness import CONTRACT_BACKENDS, ISA_LIMITED_BACKENDS, MORE_RUNTIMES, cases_from_yaml, documented, run_cli
 
 from backends.base import Graph, PlacementError
 from backends.openvino_native import OpenVINO
@@ -66,7 +66,7 @@ def cpu_session(model: onnx.ModelProto) -> Any:
 def test_registry_lists_exactly_the_contract_names() -> None:
     names = backend_names()
     assert len(names) == len(set(names)), f"duplicate backend names: {names}"
-    assert set(names) == {*CONTRACT_BACKENDS, *ISA_LIMITED_BACKENDS}
+    assert set(names) == {*CONTRACT_BACKENDS, *ISA_LIMITED_BACKENDS, *MORE_RUNTIMES}
 
 
 def test_by_name_keeps_order_and_rejects_unknown_names() -> None:

@@ -143,3 +143,17 @@ def test_fuzz_refuses_an_unknown_backend_or_type(tmp_path: Path) -> None:
     assert run_cli("fuzz", "--backend", "no-such-backend", "--out", tmp_path).returncode == 2
     completed = run_cli("fuzz", "--backend", "onnx-reference", "--dtype", "float128", "--out", tmp_path)
     assert completed.returncode == 2 and "float128" in completed.stderr
+
+
+def test_a_case_file_names_the_runs_seed_past_search_999() -> None:
+    """Search i of `--seed N` runs hypothesis seed 1000 N + i: the header gives N back, also
+    where i is 1000 or more (seed 2026, search 1673: hypothesis seed 2027673, still --seed 2026)."""
+    from conformance.ops.topk.fuzz import FuzzInput
+    from conformance.results.records import Result
+
+    example = FuzzInput(np.array([0.0, 1.0], np.float32), axis=0, k=3)
+    result = Result("c", "tract", "onnx-opset11", "constant", "fail", ["error"], op="topk")
+    finding = fuzz.Finding(("tract", "onnx-opset11", "error", "float32"), example, result,
+                           seed=2026 * 1000 + 1673, search=1673, all_results=[result])
+    first = fuzz.case_text(finding, {}).splitlines()[0]
+    assert "--seed 2026`" in first and "(search 1673, hypothesis seed 2027673)" in first, first

@@ -242,8 +242,8 @@ def test_every_result_names_its_case_file(recorded: tuple[Path, Path]) -> None:
 # --- the committed baselines: the gate on every backend that runs here --------------------
 
 # openvino-cpu-avx2: OpenVINO's CPU held to AVX2 (on QEMU's emulated CPU where the host has more,
-# about 8 minutes here), the AVX2 machines' answers on any x86-64 machine.
-GATED = ("onnx-reference", "ort-cpu", "openvino-cpu", "ort-dml-wine", "directml-wine", "openvino-cpu-avx2")
+# about 8 minutes here), the AVX2 machines' answers on any x86-64 machine. tract: the [tract] extra.
+GATED = ("onnx-reference", "ort-cpu", "openvino-cpu", "ort-dml-wine", "directml-wine", "openvino-cpu-avx2", "tract")
 
 
 @pytest.mark.parametrize("backend", GATED)

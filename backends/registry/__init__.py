@@ -34,6 +34,7 @@ from backends.ort_cpu import OrtCpu
 from backends.ort_cuda import OrtCuda
 from backends.ort_dml import OrtDml
 from backends.ort_openvino import OrtOpenVINO
+from backends.tract_onnx import Tract
 from backends.wine.directml import DirectMLWine
 from backends.wine.ort_dml import OrtDmlWine
 
@@ -54,7 +55,7 @@ def valid_name(name: object) -> TypeGuard[str]:
 def builtin_backends() -> list[Backend]:
     return [
         OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(), OrtDmlWine(), DirectMLWine(),
-        *(OpenVINO(device) for device in OPENVINO_DEVICES),
+        *(OpenVINO(device) for device in OPENVINO_DEVICES), Tract(),
         *(OpenVINO("CPU", limit) for limit in isa_limit.LIMITS),
     ]
 

@@ -19,7 +19,7 @@ from conformance.operator.outcome import Domain, Verdict
 VERDICTS: tuple[Verdict, ...] = ("pass", "divergent", "fail", "error", "crash", "skip")
 _PACKAGES = (
     "topk-conformance", "numpy", "onnx", "onnxruntime", "onnxruntime-openvino",
-    "onnxruntime-gpu", "onnxruntime-directml", "openvino", "ml_dtypes",
+    "onnxruntime-gpu", "onnxruntime-directml", "openvino", "tract", "ml_dtypes",
 )
 
 
