@@ -148,6 +148,11 @@ print("   argmax [2, NaN, 2, 1]:", both("argmax", np.array([2, nan, 2, 1], np.fl
       "|", both("argmax", np.array([2, nan, 2, 1], np.float32), 1), "(above: 1; below: 0, the last 2)")
 print("   argmin [NaN, 1, 2, 2]:", both("argmin", np.array([nan, 1, 2, 2], np.float32), 0),
       "|", both("argmin", np.array([nan, 1, 2, 2], np.float32), 1), "(above: 1; below: 0)")
+rows = np.array([[0, nan], [nan, 0]], np.float32)  # found by the fuzzer: two rows, opposite placements
+print("   argmax [[0, NaN], [NaN, 0]] over axis 1:", both("argmax", rows, 0, (1,)),
+      "(NaN above: [1, 0]; below: [0, 1])")
+print("   argmin [[0, NaN], [NaN, 0]] over axis 1:", both("argmin", rows, 0, (1,)),
+      "(NaN above: [0, 1]; below: [1, 0])")
 print("4. Refused at CreateOperator:")
 print("   FLOAT64 [1, 3, 2] (not in the tables):", both("argmax", np.array([1, 3, 2], np.float64), 0))
 print("   FLOAT64 rank 4:", dml(ARGMAX, np.ones((1, 1, 1, 2), np.float64), (3,), 0))
@@ -186,6 +191,9 @@ print("   ArgMax [1, 2, 2, NaN]:", ort_dml("ArgMax", np.array([1, 2, 2, nan], np
       "(NaN above: 3; below: 1, 2)")
 print("   ArgMin [NaN, 1, 2, 2]:", ort_dml("ArgMin", np.array([nan, 1, 2, 2], np.float32))[0],
       "(NaN above: 1; below: 0)")
+rows = np.array([[0, nan], [nan, 0]], np.float32)
+print("   ArgMax and ArgMin [[0, NaN], [NaN, 0]] axis 1:", ort_dml("ArgMax", rows, axis=1)[0],
+      ort_dml("ArgMin", rows, axis=1)[0], "(ArgMax: [1, 0] NaN above, [0, 1] below; ArgMin: [0, 1], [1, 0])")
 print("4. An empty reduced axis (ArgMax-11: the input 'must not be empty'; 1, 12, 13 silent): an output, no error")
 
 
