@@ -65,9 +65,13 @@ show("ArgMin", np.array([nan, nan, nan], np.float32), "[2] (the last)", last=1)
 show("ArgMin", np.array([nan, nan, nan], np.float16), "[0]", opset=12)
 show("ArgMin", np.array([2, nan, 2, 1], np.float32), "[3] (NaN above) or [1] (NaN below)", last=1)
 show("ArgMin", np.array([1, 2, 2, nan], np.float32), "[0] (NaN above) or [3] (NaN below)")
-print("3. ArgMax with NaN: as if NaN were below every number (valid under that placement):")
+print("3. NaN: ArgMax answers each row as if NaN were below every number, unless the NaN comes first;"
+      " two rows of one tensor are then answered under opposite placements:")
 show("ArgMax", np.array([1, 2, 2, nan], np.float32), "[3] (NaN above) or [1] (NaN below)")
 show("ArgMax", np.array([nan, 1, 2, 2], np.float32), "[0] (NaN above) or [3] (NaN below)", last=1)
+rows = np.array([[0, nan], [nan, 0]], np.float32)  # two rows of one tensor: opposite placements
+show("ArgMax", rows, "[1, 0] (NaN above) or [0, 1] (NaN below)", axis=1)
+show("ArgMin", rows, "[0, 1] (NaN above) or [1, 0] (NaN below)", axis=1)
 print("4. Declined, alone and behind an Identity (the session refuses: CPU fall-back is disabled):")
 for x, opset in ((np.array([1, 3, 2], np.float64), 13), (np.array([1, 3, 2], np.uint64), 11),
                  (np.array([0x3F80, 0x4040, 0x4000], np.uint16), 13)):
