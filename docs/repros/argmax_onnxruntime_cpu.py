@@ -11,8 +11,8 @@ from onnx.reference import ReferenceEvaluator
 ort.set_default_logger_severity(3)  # no warnings between the lines
 
 ONNX = {"float16": TensorProto.FLOAT16, "float32": TensorProto.FLOAT, "int16": TensorProto.INT16,
-        "uint16": TensorProto.UINT16, "uint32": TensorProto.UINT32, "uint64": TensorProto.UINT64,
-        "bfloat16": TensorProto.BFLOAT16}
+        "int32": TensorProto.INT32, "uint16": TensorProto.UINT16, "uint32": TensorProto.UINT32,
+        "uint64": TensorProto.UINT64, "bfloat16": TensorProto.BFLOAT16}
 
 
 def model(name, x, last=0, opset=13, axis=0):
@@ -60,3 +60,28 @@ show("ArgMax", np.array([2, n, 2, 1], np.float32), 1, "1 (NaN high) or 2 (NaN lo
 # An empty reduced axis: ORT raises with an empty message, the reference evaluator numpy's ValueError
 # (ArgMax-11: "must not be empty"; 1, 12 and 13 say nothing).
 show("ArgMax", np.zeros((2, 0), np.float32), 0, "an error (opset 11), unspecified (13)", axis=1)
+# NaN by rank (found by the fuzzer): a rank-1 input gives the first NaN, as above; from rank 2, even a
+# single row, NaN never wins unless it comes first. Two rows of one tensor, [0, NaN] and [NaN, 0], then
+# give [0, 0] for either operator: NaN below in one row and above in the other, under no one placement.
+show("ArgMax", np.array([0, n], np.float32), 0, "[1] (NaN high) or [0] (NaN low)")
+show("ArgMax", np.array([[0, n]], np.float32), 0, "[1] (NaN high) or [0] (NaN low)", axis=1)
+show("ArgMax", np.array([[0, n], [n, 0]], np.float32), 0, "[1, 0] (NaN high) or [0, 1] (NaN low)", axis=1)
+show("ArgMin", np.array([[0, n], [n, 0]], np.float32), 0, "[0, 1] (NaN high) or [1, 0] (NaN low)", axis=1)
+
+
+def shape_ort(name, x, axis):
+    try:
+        session = ort.InferenceSession(model(name, x, 0, 13, axis).SerializeToString(),
+                                       providers=["CPUExecutionProvider"])
+        return f"shape {list(session.run(None, {'X': x})[0].shape)}"
+    except Exception as error:
+        return f"{type(error).__name__}: {str(error).splitlines()[0][:80]}"
+
+
+# A negative axis over an input with a zero-sized dimension (found by the fuzzer): ORT returns an output
+# of the input's own shape, not reduced, where the same axis counted from the front raises (keepdims=0).
+for shape, axes, want in (((0,), (0, -1), "[] or an error"), ((2, 0), (1, -1), "[2] or an error"),
+                          ((0, 3), (1, -1), "[0]")):
+    x = np.zeros(shape, np.int32)
+    print(f"ArgMax-13 int32 of shape {list(shape)}:",
+          "; ".join(f"axis {axis}: {shape_ort('ArgMax', x, axis)}" for axis in axes), f"(documents: {want})")

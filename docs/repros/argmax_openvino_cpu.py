@@ -52,3 +52,11 @@ print("native TopK-11 min k=1 of [1, 2, nan, 2]:", core.compile_model(ov.Model([
 # An empty reduced axis: k=1 > 0, uninitialized memory comes back (TopK finding 9) where ArgMax-11 says
 # the input "must not be empty" (ONNX Runtime and the reference evaluator raise).
 print("ArgMax float32 [2, 0] axis 1:", arg("ArgMax", np.zeros((2, 0), np.float32), 0, axis=1), "documents: an error")
+# NaN row by row (found by the fuzzer): ArgMax lets NaN win only where it comes first, ArgMin where the
+# min scan ends on it, so two rows of one tensor, [0, NaN] and [NaN, 0], are answered under opposite
+# placements: ArgMax gives [0, 0] (NaN below, then above), ArgMin [1, 1] (NaN below, then above).
+rows = np.array([[0, n], [n, 0]], np.float32)
+for name in ("ArgMax", "ArgMin"):
+    print(f"{name} float32 [[0, NaN], [NaN, 0]] axis 1:", arg(name, rows, 0, axis=1),
+          "documents: [1, 0] (NaN high) or [0, 1] (NaN low)" if name == "ArgMax" else
+          "documents: [0, 1] (NaN high) or [1, 0] (NaN low)")

@@ -4,6 +4,7 @@ backends/wine/bridge/bridge.h; no suite imports). Needs `topk-conformance setup 
 DirectML.dll 1.15.4 and onnxruntime-directml 1.24.4 under Wine 8.0 on Mesa lavapipe (a
 software Vulkan adapter): what shows here may lie in DirectML's shaders or in their
 translation, and says nothing about any GPU's driver."""
+import atexit
 import os
 import struct
 import subprocess
@@ -12,19 +13,28 @@ import numpy as np
 from onnx import TensorProto, helper
 
 root = os.path.expanduser("~/.cache/topk-conformance/directml")
-xvfb = subprocess.Popen(["Xvfb", ":93", "-nolisten", "tcp"], stderr=subprocess.DEVNULL)
-env = dict(os.environ, WINEPREFIX=f"{root}/prefix", WINEDEBUG="-all", DISPLAY=":93",
+read_end, write_end = os.pipe()  # Xvfb picks a free display and writes its number here
+xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-nolisten", "tcp"], pass_fds=[write_end],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+os.close(write_end)
+display = ":" + os.read(read_end, 16).decode().strip()
+atexit.register(xvfb.terminate)
+env = dict(os.environ, WINEPREFIX=f"{root}/prefix", WINEDEBUG="-all", DISPLAY=display,
            WINEDLLOVERRIDES="mscoree,mshtml=;wined3d=n",  # the patched wined3d.dll beside bridge.exe
            VK_ICD_FILENAMES="/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
 bridge = subprocess.Popen(["wine", f"{root}/bin/bridge.exe"], env=env, cwd=f"{root}/bin",
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-ELEM = {np.float32: 1, np.int16: 5, np.int64: 7, np.uint64: 13, np.float64: 11}
+MAGIC = 0x32424B54  # "TKB2" (bridge.h's BRIDGE_MAGIC)
+ELEM = {np.float32: 1, np.uint8: 2, np.int8: 3, np.int16: 5, np.int32: 6, np.int64: 7, np.float64: 11,
+        np.uint32: 12, np.uint64: 13}
+DTYPE = {code: np.dtype(t) for t, code in ELEM.items()}
 
 
 def ask(op, body):
-    bridge.stdin.write(struct.pack("<IIQ", 0x31424B54, op, len(body)) + body)
+    bridge.stdin.write(struct.pack("<IIQ", MAGIC, op, len(body)) + body)
     bridge.stdin.flush()
-    _, status, _, _, n = struct.unpack("<IIIIQ", bridge.stdout.read(24))
+    magic, status, _, _, n = struct.unpack("<IIIIQ", bridge.stdout.read(24))
+    assert magic == MAGIC, hex(magic)
     out = bridge.stdout.read(n)
     return (None, out.decode()) if status else (out, "")
 
@@ -33,12 +43,49 @@ def tensor(x):
     return struct.pack(f"<II{x.ndim}qQ", ELEM[x.dtype.type], x.ndim, *x.shape, x.nbytes) + x.tobytes()
 
 
-def top_k1(x, k, largest, index_type=12):  # DML_OPERATOR_TOP_K1 on axis 0; indices UINT32 (12)
-    out, refused = ask(4, struct.pack("<5I", 112, 0, k, int(largest), index_type) + tensor(x))
+def text(s):
+    return struct.pack("<I", len(s)) + s.encode()
+
+
+def dml_run(op_type, *members):  # OP_DML_RUN: the desc struct's members in declaration order
+    out, refused = ask(4, struct.pack("<II", op_type, len(members)) + b"".join(members))
     if refused:
         return refused
-    values = np.frombuffer(out[24:24 + x.itemsize * k], x.dtype)
-    return values.tolist(), np.frombuffer(out[48 + x.itemsize * k:], np.uint32).tolist()
+    outputs, at = {}, 4  # reply: u32 count, then (str name, tensor) each
+    for _ in range(struct.unpack_from("<I", out)[0]):
+        n = struct.unpack_from("<I", out, at)[0]
+        name = out[at + 4:at + 4 + n].decode()
+        elem, rank = struct.unpack_from("<II", out, at + 4 + n)
+        shape = struct.unpack_from(f"<{rank}q", out, at + 12 + n)
+        size = struct.unpack_from("<Q", out, at + 12 + n + 8 * rank)[0]
+        start = at + 20 + n + 8 * rank
+        outputs[name] = np.frombuffer(out[start:start + size], DTYPE[elem]).reshape(shape)
+        at = start + size
+    return outputs
+
+
+def input_tensor(name, x):
+    return struct.pack("<I", 1) + text(name) + tensor(x)
+
+
+def output_tensor(name, output, elem, shape):
+    return struct.pack("<I", 2) + text(name) + text(output) + struct.pack(f"<II{len(shape)}qQ", elem, len(shape),
+                                                                           *shape, 0)
+
+
+def uint(name, value):
+    return struct.pack("<I", 3) + text(name) + struct.pack("<I", value)
+
+
+def top_k1(x, k, largest, index_type=12):  # DML_OPERATOR_TOP_K1 on axis 0; indices UINT32 (12)
+    shape = (k, *x.shape[1:])
+    out = dml_run(112, input_tensor("InputTensor", x), output_tensor("OutputValueTensor", "values", ELEM[x.dtype.type],
+                                                                      shape),
+                  output_tensor("OutputIndexTensor", "indices", index_type, shape), uint("Axis", 0), uint("K", k),
+                  uint("AxisDirection", int(largest)))
+    if isinstance(out, str):
+        return out
+    return out["values"].tolist(), out["indices"].tolist()
 
 
 def ort_dml(x, k, opset):  # one TopK node, K an initializer, through the DirectML provider
@@ -106,4 +153,3 @@ print("  TopK-11, K = 1 as an input, X empty (shape [0]; K > n must be refused):
 print("  the same, K = 3 as an input, X of 2 elements:", ort_dml_k_input(np.array([1, 2], np.float32), 3))
 bridge.stdin.close()
 bridge.wait()
-xvfb.terminate()
