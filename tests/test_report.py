@@ -227,6 +227,7 @@ def test_the_operator_filter_shows_one_operators_rows(tmp_path: Path) -> None:
         Result("a-fail", "ort-cpu", "onnx-opset13", "none", "fail", rules=["selection"], op="argmax"),
         Result("a-error", "ort-cpu", "onnx-opset12", "none", "error", message="no kernel", op="argmax"),
         Result("m-pass", "ort-cpu", "onnx-opset13", "none", "pass", op="argmin"),
+        Result("t-pass", "openvino-cpu", "openvino-topk11-stable", "input", "pass", op="topk"),
     ]
     report = tmp_path / "report.html"
     write_report(report, ResultsFile(environment(), {}, [], results))
@@ -241,6 +242,19 @@ def test_the_operator_filter_shows_one_operators_rows(tmp_path: Path) -> None:
     mrows = [e for e in found if e.tag == "tr" and "mrow" in classes(e)]
     assert {e.attrs["data-op"] for e in mrows} == {"topk", "argmax", "argmin"}
     assert all(("hidden" not in e.attrs) == (e.attrs["data-op"] == "argmax") for e in mrows)
+    # A matrix per operator, with its own column group: ArgMax ran on ort-cpu's ONNX graphs
+    # only, TopK on OpenVINO's native graphs too; the other operators' matrices are hidden.
+    tables = [e for e in found if e.tag == "table" and "matrix" in classes(e)]
+    assert [e.attrs["data-op"] for e in tables] == ["topk", "argmax", "argmin"]
+    assert all(("hidden" not in e.attrs) == (e.attrs["data-op"] == "argmax") for e in tables)
+    def column_heads(table: Element) -> list[str]:  # the <th>s of its <thead>
+        start = found.index(table)
+        end = next(i for i in range(start, len(found)) if found[i].tag == "tbody")
+        return [h.text.strip() for h in found[start:end] if h.tag == "th" and "data-col-backend" in h.attrs]
+
+    heads = {e.attrs["data-op"]: column_heads(e) for e in tables}
+    assert heads["topk"] == ["ort-cpu", "openvino-cpu", "onnx", "openvino"]
+    assert heads["argmax"] == heads["argmin"] == ["ort-cpu", "onnx"]
 
 
 def test_screenshot(rendered: Rendered, tmp_path: Path) -> None:
