@@ -77,7 +77,7 @@ def test_baseline_scopes_only_what_the_machines_disagree_on(tmp_path: Path) -> N
     path = tmp_path / "b.yaml"
     write_baseline(path, baseline)
     assert read_baseline(path).entries == baseline.entries
-    assert '- {backend: openvino-cpu, case: k1, graph: onnx-opset11, k_source: constant, verdict: fail, ' \
+    assert '- {op: topk, backend: openvino-cpu, case: k1, graph: onnx-opset11, k_source: constant, verdict: fail, ' \
            "rules: [selection], isa: <avx512_core_bf16}" in path.read_text()
 
 
@@ -106,7 +106,7 @@ def test_a_real_regression_fails_the_gate_on_either_machine(isa: str) -> None:
 def test_a_new_discrepancy_says_where_the_baseline_records_it() -> None:
     comparison = compare([_result(AVX512, "fail", ("selection",), "k1")], _two_machines())
     assert comparison.regressions == [
-        "new: k1 on openvino-cpu (onnx-opset11, K constant): fail [selection]; recorded only where isa is "
+        "new: topk k1 on openvino-cpu (onnx-opset11, K constant): fail [selection]; recorded only where isa is "
         "'<avx512_core_bf16' (this run: avx512_core_bf16)"]
 
 
@@ -115,7 +115,7 @@ def test_overlapping_scopes_and_duplicate_entries_are_refused(tmp_path: Path) ->
     entry = "- {backend: openvino-cpu, case: c, graph: g, k_source: constant, verdict: fail, rules: [gather]"
     for body, message in [
         (f"{entry}, isa: '<avx512_core'}}\n{entry}, isa: '<avx2'}}\n", "two entries hold on sse41"),
-        (f"{entry}}}\n{entry}}}\n", "results[1]: the same backend, case, graph, k_source and isa"),
+        (f"{entry}}}\n{entry}}}\n", "results[1]: the same op, backend, case, graph, k_source and isa"),
         (f"{entry}, isa: '>=avx3'}}\n", "results[0].isa: 'avx3' is not an instruction-set tier"),
         (f"{entry}, isa: [avx2]}}\n", "results[0].isa: ['avx2'] is not of type 'string'"),
     ]:
@@ -144,10 +144,10 @@ def test_the_committed_openvino_baseline_holds_on_avx2_and_avx512_machines_apart
     the K = 1 tie choice and the bfloat16 subnormals."""
     committed = read_baseline(BASELINES / "openvino-cpu.yaml")
     on_avx2, on_avx512 = committed.narrowed(AVX2), committed.narrowed(AVX512)
-    k1 = ("openvino-cpu", "edge-float32-values-k1-largest", "onnx-opset11", "constant")
+    k1 = ("topk", "openvino-cpu", "edge-float32-values-k1-largest", "onnx-opset11", "constant")
     assert [(e.verdict, e.rules) for e in on_avx2.scoped(k1) if e.holds_on(AVX2)] == [("fail", ("selection",))]
     assert not [e for e in on_avx512.scoped(k1) if e.holds_on(AVX512)]
-    bf16 = ("openvino-cpu", "edge-bfloat16-values-smallest", "openvino-topk11-stable", "constant")
+    bf16 = ("topk", "openvino-cpu", "edge-bfloat16-values-smallest", "openvino-topk11-stable", "constant")
     assert not [e for e in committed.scoped(bf16) if e.holds_on(AVX2)]
     assert [e.rules for e in committed.scoped(bf16) if e.holds_on(AVX512)] == [("gather",)]
 
