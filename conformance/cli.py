@@ -247,7 +247,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
             except InputError as exc:
                 return _refused(f"--shard-timings: {exc}")
         index, count = args.shard
-        shard_plan = plan(cases, index, count, [b.name for b in candidates], timings, str(args.shard_timings or ""))
+        shard_plan = plan(cases, index, count, args.backend or [], timings, str(args.shard_timings or ""))
         cases = shard_plan.cases
         console.print(f"shard {shard_plan.index}/{shard_plan.count}: {len(cases)} of {len(shard_plan.assignment)} "
                       f"cases (balanced by {shard_plan.by})")

@@ -64,7 +64,7 @@ def test_merged_shards_are_the_unsharded_run_and_render(runs: Runs, tmp_path: Pa
     files = [runs.shard_file(i) for i in (1, 2, 3)]
     completed = run_cli("merge", *files, "-o", tmp_path / "all.json")
     assert completed.returncode == 0, completed.stderr
-    assert "shards 1-3 of 3: complete" in completed.stderr
+    assert "shards 1-3 of 3 (onnx-reference, ort-cpu): complete" in completed.stderr
     assert "warning" not in completed.stderr
     merged = json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))
     assert len(merged["results"]) == len(runs.whole["results"])
@@ -110,8 +110,8 @@ def test_merge_names_missing_and_repeated_shards(runs: Runs, tmp_path: Path) -> 
                         "-o", tmp_path / "some.json")
     assert completed.returncode == 0, completed.stderr  # a warning: what is there merges
     warnings = [line for line in completed.stderr.splitlines() if "warning" in line]
-    assert any("shards of 3: missing 2" in line for line in warnings), completed.stderr
-    assert any("shard 3/3 given 2 times" in line for line in warnings), completed.stderr
+    assert any("shards of 3 (onnx-reference, ort-cpu): missing 2" in line for line in warnings), completed.stderr
+    assert any("shard 3/3 (onnx-reference, ort-cpu) given 2 times" in line for line in warnings), completed.stderr
     assert "complete" not in completed.stderr
 
 
@@ -120,7 +120,7 @@ def test_timings_balance_by_the_previous_runs_seconds(runs: Runs, tmp_path: Path
     parts = [_run(tmp_path / f"t{i}", "--shard", f"{i}/2", "--shard-timings", timings) for i in (1, 2)]
     assert all("timings from" in part["environment"]["shard"]["by"] for part in parts)
     merged = run_cli("merge", *(tmp_path / f"t{i}" / "results.json" for i in (1, 2)), "-o", tmp_path / "all.json")
-    assert "shards 1-2 of 2: complete" in merged.stderr, merged.stderr
+    assert "shards 1-2 of 2 (onnx-reference, ort-cpu): complete" in merged.stderr, merged.stderr
     assert _comparable(json.loads((tmp_path / "all.json").read_text(encoding="utf-8"))["results"]) == \
         _comparable(runs.whole["results"])
     # Longest first: a case that took most of the time alone in one shard, the rest in the
@@ -143,16 +143,33 @@ def test_each_shards_gate_holds_the_cases_it_runs(runs: Runs, tmp_path: Path) ->
         assert "gate: held" in completed.stderr
 
 
+TWO_CASES = ("--cases", DOCUMENTED, "--case", "dml-top-k1-example-1", "--case", "dml-top-k1-example-3")
+
+
 def test_a_shard_with_no_case_writes_its_file_for_merge(tmp_path: Path) -> None:
-    two = ("--case", "dml-top-k1-example-1", "--case", "dml-top-k1-example-3")
     for index in (1, 2, 3):
-        completed = run_cli("run", "--cases", DOCUMENTED, *two, "--backend", "onnx-reference", "--shard", f"{index}/3",
+        completed = run_cli("run", *TWO_CASES, "--backend", "onnx-reference", "--shard", f"{index}/3",
                             "--out", tmp_path / str(index))
         assert completed.returncode == 0, completed.stderr
     empty = json.loads((tmp_path / "3" / "results.json").read_text(encoding="utf-8"))
     assert empty["results"] == [] and empty["environment"]["shard"]["cases"] == 0
     merged = run_cli("merge", *(tmp_path / str(i) / "results.json" for i in (1, 2, 3)), "-o", tmp_path / "all.json")
-    assert "shards 1-3 of 3: complete" in merged.stderr, merged.stderr
+    assert "shards 1-3 of 3 (onnx-reference): complete" in merged.stderr, merged.stderr
+
+
+def test_two_backends_sharded_apart_merge_as_two_complete_splits(tmp_path: Path) -> None:
+    files = []
+    for backend in ("onnx-reference", "ort-cpu"):
+        for index in (1, 2):
+            out = tmp_path / f"{backend}-{index}"
+            completed = run_cli("run", *TWO_CASES, "--backend", backend, "--shard", f"{index}/2", "--out", out)
+            assert completed.returncode == 0, completed.stderr
+            files.append(out / "results.json")
+    merged = run_cli("merge", *files, "-o", tmp_path / "all.json")
+    assert merged.returncode == 0, merged.stderr
+    assert "shards 1-2 of 2 (onnx-reference): complete" in merged.stderr, merged.stderr
+    assert "shards 1-2 of 2 (ort-cpu): complete" in merged.stderr, merged.stderr
+    assert "warning" not in merged.stderr
 
 
 @pytest.mark.parametrize("value", ["0/3", "4/3", "3", "a/b", "1/0", "-1/2"])

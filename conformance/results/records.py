@@ -228,26 +228,32 @@ def shard_coverage(files: list[ResultsFile]) -> tuple[list[str], list[str]]:
     """What the shards among these files (`run --shard I/N`, environment.shard) add up to:
     (lines saying which splits are complete, warnings naming missing or repeated shards and
     shards of different splits). Files that are not shards say nothing."""
-    splits: dict[int, dict[str, list[int]]] = {}  # N -> plan -> the shard numbers given
+    # (N, the backends named) -> plan -> the shard numbers given
+    splits: dict[tuple[int, str], dict[str, list[int]]] = {}
     for results_file in files:
         for shard in _shard_records(results_file.environment):
-            splits.setdefault(shard["count"], {}).setdefault(str(shard.get("plan", "")), []).append(shard["index"])
+            named = shard.get("backends")
+            of = ", ".join(str(name) for name in named) if isinstance(named, list) else ""
+            plans = splits.setdefault((shard["count"], of), {})
+            plans.setdefault(str(shard.get("plan", "")), []).append(shard["index"])
     complete: list[str] = []
     warnings: list[str] = []
-    for count, plans in sorted(splits.items()):
+    for (count, of), plans in sorted(splits.items()):
+        which = f" ({of})" if of else ""
         given = [index for indices in plans.values() for index in indices]
         if len(plans) > 1:
             warnings.append(
-                f"shards of {count} from {len(plans)} different splits (plan {_numbers_of(plans)}): run every shard "
-                "with the same cases, backends, options and --shard-timings file, or their cases overlap and miss")
+                f"shards of {count}{which} from {len(plans)} different splits (plan {_numbers_of(plans)}): run every "
+                "shard with the same cases, options and --shard-timings file, or their cases overlap and miss")
         missing = sorted(set(range(1, count + 1)) - set(given))
         repeated = sorted({index for index in given if given.count(index) > 1})
         if missing:
-            warnings.append(f"shards of {count}: missing {_numbers(missing)} (given: {_numbers(sorted(set(given)))})")
+            warnings.append(f"shards of {count}{which}: missing {_numbers(missing)} "
+                            f"(given: {_numbers(sorted(set(given)))})")
         for index in repeated:
-            warnings.append(f"shard {index}/{count} given {given.count(index)} times")
+            warnings.append(f"shard {index}/{count}{which} given {given.count(index)} times")
         if not missing and not repeated and len(plans) == 1:
-            complete.append(f"shards 1-{count} of {count}: complete")
+            complete.append(f"shards 1-{count} of {count}{which}: complete")
     return complete, warnings
 
 

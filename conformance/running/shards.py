@@ -35,7 +35,8 @@ class ShardPlan:
     by: str  # "graph variants" or "timings from FILE"
     cases: list[Case]  # this shard's, in the selection's order
     assignment: dict[str, int]  # every selected case id -> its shard (1-based)
-    plan: str  # a digest of the assignment and the backends: equal for the shards of one split
+    backends: list[str]  # the backends named (--backend), sorted; [] for the default ones
+    plan: str  # a digest of the assignment: equal for the shards of one split
 
     def elsewhere(self) -> set[str]:
         """The selected cases another shard runs."""
@@ -43,8 +44,8 @@ class ShardPlan:
 
     def record(self) -> dict[str, Any]:
         """What results.json says of the shard (environment.shard)."""
-        return {"index": self.index, "count": self.count, "cases": len(self.cases),
-                "of": len(self.assignment), "by": self.by, "plan": self.plan}
+        return {"index": self.index, "count": self.count, "cases": len(self.cases), "of": len(self.assignment),
+                "by": self.by, "backends": self.backends, "plan": self.plan}
 
 
 def variant_weight(case: Case) -> int:
@@ -60,9 +61,10 @@ def case_seconds(results: Iterable[Result]) -> dict[str, float]:
     return seconds
 
 
-def plan(cases: Sequence[Case], index: int, count: int, backends: Iterable[str],
+def plan(cases: Sequence[Case], index: int, count: int, backends: Iterable[str] = (),
          timings: dict[str, float] | None = None, timings_from: str = "") -> ShardPlan:
-    """Shard `index` of `count` of these cases (see the module's description)."""
+    """Shard `index` of `count` of these cases (see the module's description). `backends`:
+    those named, recorded so that merge tells one backend's shards from another's."""
     weights: dict[str, float]
     known = {case.id: timings[case.id] for case in cases if timings and case.id in timings}
     if known:
@@ -82,8 +84,6 @@ def plan(cases: Sequence[Case], index: int, count: int, backends: Iterable[str],
         loads[lightest] += weights[case_id]
         sizes[lightest] += 1
         assignment[case_id] = lightest + 1
-    digest = hashlib.sha256(json.dumps(
-        {"count": count, "backends": sorted(backends), "assignment": sorted(assignment.items())},
-    ).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(sorted(assignment.items())).encode()).hexdigest()[:16]
     mine = [case for case in cases if assignment[case.id] == index]
-    return ShardPlan(index, count, by, mine, dict(sorted(assignment.items())), digest)
+    return ShardPlan(index, count, by, mine, dict(sorted(assignment.items())), sorted(set(backends)), digest)
