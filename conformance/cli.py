@@ -25,7 +25,7 @@ from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError
 from conformance.core.interrupts import Interrupted, interruptible
-from conformance.core.options import MOST_JOBS, jobs, positive_seconds
+from conformance.core.options import MOST_JOBS, jobs, positive_seconds, shard
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
@@ -34,9 +34,18 @@ from conformance.ops.registry import OPERATORS
 from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
 from conformance.report.render import write_report
 from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
-from conformance.results.records import Result, ResultsFile, environment, merge, read_results, write_results
+from conformance.results.records import (
+    Result,
+    ResultsFile,
+    environment,
+    merge,
+    read_results,
+    shard_coverage,
+    write_results,
+)
 from conformance.results.timing import flag_cliffs
 from conformance.running.runner import variants_for
+from conformance.running.shards import ShardPlan, case_seconds, plan
 from conformance.running.suite import Executors, ordered, run_cases
 from conformance.running.workers import Probe, probe_here
 
@@ -59,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _setup_isa_limits(console) if args.component == "isa-limits" else _setup(console)
     if args.command == "fuzz":
         return fuzz.main(args, console)
+    if args.shard_timings and not args.shard:
+        parser.error("argument --shard-timings: only with --shard I/N (it balances the shards)")
     if args.list_backends:
         everything = all_backends()
         probes = Executors.probe_once(everything, args.timeout)  # in workers: a hang or crash there is a reason
@@ -107,6 +118,14 @@ def _parser() -> argparse.ArgumentParser:
                      help="the gate: exit 1 when a result is worse than this baseline records")
     run.add_argument("--strict-baseline", action="store_true",
                      help="with --baseline: also fail when a recorded discrepancy now passes or did not run")
+    run.add_argument("--shard", type=shard, metavar="I/N",
+                     help="run only the I-th of N parts of the selected cases (I from 1, as a CI matrix "
+                     "counts), each case with all its backends and graphs; the same options on N machines "
+                     "give N disjoint parts, and `merge` of their N results.json is the whole run. Balanced "
+                     "by each case's graph variants, or by --shard-timings")
+    run.add_argument("--shard-timings", type=Path, metavar="RESULTS_JSON",
+                     help="with --shard: balance the parts by the seconds each case took in this earlier "
+                     "results file (a case it lacks counts as their mean); give every shard the same file")
     run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
     _corpus.add_parser(commands)
     fuzz.add_parser(commands)
@@ -219,6 +238,22 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         cases = [case for case in cases if case.op in args.op]
     if not cases:
         return _refused("no case to run (a run of nothing is never green)")
+    shard_plan: ShardPlan | None = None
+    if args.shard:
+        timings = None
+        if args.shard_timings:
+            try:
+                timings = case_seconds(read_results(args.shard_timings).results)
+            except InputError as exc:
+                return _refused(f"--shard-timings: {exc}")
+        index, count = args.shard
+        shard_plan = plan(cases, index, count, args.backend or [], timings, str(args.shard_timings or ""))
+        cases = shard_plan.cases
+        console.print(f"shard {shard_plan.index}/{shard_plan.count}: {len(cases)} of {len(shard_plan.assignment)} "
+                      f"cases (balanced by {shard_plan.by})")
+        if not cases:
+            print(f"topk-conformance: shard {shard_plan.index}/{shard_plan.count} has no case: there are only "
+                  f"{len(shard_plan.assignment)} to share; its results.json says so, for merge", file=sys.stderr)
     probes = executors.probe(candidates)  # each in its worker, under --timeout
     backends = _usable(args, candidates, probes)
     if backends is None:
@@ -234,16 +269,19 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         progress.add(result)
 
     stopped: Interrupted | StreamFailed | None = None
+    here = environment()
+    if shard_plan is not None:
+        here["shard"] = shard_plan.record()  # for merge: which shards of which split it has
     with RunProgress(total, console) as progress:
         try:
-            folder.header(environment(), info, errors)
+            folder.header(here, info, errors)
             with interruptible():
                 run_cases(cases, backends, finished, executors=executors, probes=probes)
         except (Interrupted, StreamFailed) as stop:
             stopped = stop
     # In a sequential run's order whatever --jobs was; cliffs need every backend's times.
     results = flag_cliffs(ordered(results, cases, backends))
-    data = ResultsFile(environment(), info, errors, results)
+    data = ResultsFile(here, info, errors, results)
     try:
         write_results(args.out / "results.json", data)
         write_report(args.out / "report.html", data)
@@ -270,7 +308,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         console.print(f"[bold red]{len(errors)} case file error(s)[/]: listed above and in the report")
     if baseline is None:
         return 0
-    return _gate(compare(results, baseline), args.strict_baseline, args.baseline)
+    elsewhere = shard_plan.elsewhere() if shard_plan else set()
+    return _gate(compare(results, baseline, elsewhere), args.strict_baseline, args.baseline)
 
 
 def _kept(folder: OutputFolder) -> str:
@@ -343,6 +382,11 @@ def _merged(args: argparse.Namespace) -> tuple[ResultsFile | None, int]:
     if files is None:
         return None, 2
     merged = merge(files, prefer_later=args.prefer == "later")
+    complete, incomplete = shard_coverage(files)
+    for line in complete:
+        print(f"topk-conformance: {line}", file=sys.stderr)
+    for line in incomplete:
+        print(f"topk-conformance: warning: {printable(line)}", file=sys.stderr)
     for line in merged.conflicts:
         print(f"conflict: {printable(line)}", file=sys.stderr)
     if merged.conflicts and args.prefer != "later":

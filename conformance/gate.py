@@ -14,7 +14,7 @@ scoped elsewhere is never reported, neither as new nor as fixed nor as not run."
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -270,7 +270,9 @@ def _describe(entry: Entry | Result) -> str:
     return f"{where}{scope}: {entry.verdict}{rules}"
 
 
-def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
+def compare(results: Iterable[Result], baseline: Baseline, other_shards: Collection[str] = ()) -> Comparison:
+    """This run's results against the baseline. `other_shards`: case ids that another shard of
+    the run runs (run --shard): their entries are not missed here."""
     comparison = Comparison()
     covered = set(baseline.backends)
     seen: set[Key] = set()
@@ -302,7 +304,7 @@ def compare(results: Iterable[Result], baseline: Baseline) -> Comparison:
         elif new < old:
             comparison.fixed.append(f"better: {_describe(result)}; recorded {recorded.verdict}")
     for entry in baseline.entries.values():
-        if entry.result_key in seen or entry.backend not in covered:
+        if entry.result_key in seen or entry.backend not in covered or entry.case in other_shards:
             continue
         ran_on = tiers.get(entry.backend) or {""}
         if any(entry.holds_on(tier) for tier in ran_on):  # an entry scoped elsewhere is not missed

@@ -30,3 +30,22 @@ def positive_seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, not {text!r}")
     return value
+
+
+MOST_SHARDS = 1000  # more machines than a CI matrix has (GitHub's holds 256 jobs)
+
+
+def shard(text: str) -> tuple[int, int]:
+    """A shard of a run, I/N: the I-th (1-based, as a CI matrix counts) of N, 1 <= I <= N."""
+    index, slash, count = text.partition("/")
+    try:
+        value = (int(index), int(count)) if slash else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"want I/N, such as 2/3 (the second of three; I from 1), not {text!r}")
+    if not 1 <= value[1] <= MOST_SHARDS:
+        raise argparse.ArgumentTypeError(f"N must be 1 to {MOST_SHARDS}, not {value[1]} (in {text!r})")
+    if not 1 <= value[0] <= value[1]:
+        raise argparse.ArgumentTypeError(f"I must be 1 to N ({value[1]}), counted from 1, not {value[0]} (in {text!r})")
+    return value

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import platform
 import sys
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -205,3 +206,56 @@ def _backend_tiers(results_file: ResultsFile) -> dict[str, str]:
     tiers = {name: str(info.get("isa", "")) for name, info in results_file.backends.items()
              if isinstance(info, dict) and info.get("isa")}
     return {"backend_isa": ", ".join(f"{name}: {tier}" for name, tier in sorted(tiers.items()))} if tiers else {}
+
+
+def _shard_records(environment: dict[str, Any]) -> list[dict[str, Any]]:
+    """The shard records of a results file's environment, and of the files merged into it."""
+    found = []
+    shard = environment.get("shard")
+    if isinstance(shard, dict) and isinstance(shard.get("index"), int) and isinstance(shard.get("count"), int):
+        found.append(shard)
+    for merged in environment.get("merged", []) if isinstance(environment.get("merged"), list) else []:
+        if isinstance(merged, dict):
+            found += _shard_records(merged)
+    return found
+
+
+def _numbers(values: Iterable[int]) -> str:
+    return ", ".join(str(value) for value in values)
+
+
+def shard_coverage(files: list[ResultsFile]) -> tuple[list[str], list[str]]:
+    """What the shards among these files (`run --shard I/N`, environment.shard) add up to:
+    (lines saying which splits are complete, warnings naming missing or repeated shards and
+    shards of different splits). Files that are not shards say nothing."""
+    # (N, the backends named) -> plan -> the shard numbers given
+    splits: dict[tuple[int, str], dict[str, list[int]]] = {}
+    for results_file in files:
+        for shard in _shard_records(results_file.environment):
+            named = shard.get("backends")
+            of = ", ".join(str(name) for name in named) if isinstance(named, list) else ""
+            plans = splits.setdefault((shard["count"], of), {})
+            plans.setdefault(str(shard.get("plan", "")), []).append(shard["index"])
+    complete: list[str] = []
+    warnings: list[str] = []
+    for (count, of), plans in sorted(splits.items()):
+        which = f" ({of})" if of else ""
+        given = [index for indices in plans.values() for index in indices]
+        if len(plans) > 1:
+            warnings.append(
+                f"shards of {count}{which} from {len(plans)} different splits (plan {_numbers_of(plans)}): run every "
+                "shard with the same cases, options and --shard-timings file, or their cases overlap and miss")
+        missing = sorted(set(range(1, count + 1)) - set(given))
+        repeated = sorted({index for index in given if given.count(index) > 1})
+        if missing:
+            warnings.append(f"shards of {count}{which}: missing {_numbers(missing)} "
+                            f"(given: {_numbers(sorted(set(given)))})")
+        for index in repeated:
+            warnings.append(f"shard {index}/{count}{which} given {given.count(index)} times")
+        if not missing and not repeated and len(plans) == 1:
+            complete.append(f"shards 1-{count} of {count}{which}: complete")
+    return complete, warnings
+
+
+def _numbers_of(plans: dict[str, list[int]]) -> str:
+    return "; ".join(f"{plan or '?'}: {_numbers(sorted(indices))}" for plan, indices in sorted(plans.items()))
