@@ -80,9 +80,27 @@ class _Run:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A graph ready to run: its result's common fields, the variant's profile, the graph."""
+
+    base: dict[str, Any]
+    profile: Any
+    graph: Graph
+
+
 def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> Result:
     """One case on one backend through one graph variant, judged; a case with `repeat: N`
     runs the one built graph N times, judges every run and keeps the worst verdict."""
+    prepared = prepare(case, backend, variant, graphs)
+    if isinstance(prepared, Result):
+        return prepared
+    return run_prepared(case, backend, prepared)
+
+
+def prepare(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> Prepared | Result:
+    """The graph to run, or the result given before any run (a skip, a refusal, an error
+    of the backend's cannot_run())."""
     base: dict[str, Any] = {
         "case": case.id, "backend": backend.name, "graph": variant.graph,
         "k_source": variant.k_label, "x_shape": variant.x_shape, "tags": list(case.tags),
@@ -114,6 +132,13 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         return Result(**base, verdict=refused.verdict, rules=list(refused.rules), domain=refused.domain,
                       message=refused.message)
     base["checker"] = graph.checker
+    return Prepared(base, profile, graph)
+
+
+def run_prepared(case: Case, backend: Backend, prepared: Prepared) -> Result:
+    """The prepared graph run (`repeat` times) and judged."""
+    base, profile, graph = dict(prepared.base), prepared.profile, prepared.graph
+    judge = operator(case.op).judge
     runs: list[_Run] = []
     placement = wrapping = ""
     timing = _Timing()
