@@ -109,6 +109,16 @@ class WorkerLaunch:
     emulator: tuple[str, ...] = ()
 
 
+class PackError(RuntimeError):
+    """A pack could not be compiled or run, and the backend knows which of its graphs
+    (`culprits`, positions in the pack) did it: those run alone, the others again as a pack.
+    Any other exception from run_pack() splits the pack in halves."""
+
+    def __init__(self, message: str, culprits: Sequence[int]) -> None:
+        super().__init__(message)
+        self.culprits = tuple(culprits)
+
+
 class BackendCrash(RuntimeError):
     """A process the backend drives (not the worker itself) died or hung during the run:
     judged `crash`, like a dead worker."""
@@ -146,7 +156,8 @@ class Backend(ABC):
     def run_pack(self, graphs: Sequence[Graph]) -> Sequence[Execution]:
         """Run the graphs (of any cases, each with its own inputs and outputs) as one model,
         compiled once and run once: one Execution per graph, in order, each as run() gives
-        it. Raise where the pack cannot be built, compiled or run: the runner splits it.
+        it. Raise where the pack cannot be built, compiled or run: the runner splits it
+        (PackError: the graphs that did it go alone).
         Asked only of a backend whose `packs` is True."""
         raise NotImplementedError(f"{type(self).__name__} does not run packs")
 

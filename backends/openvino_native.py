@@ -4,6 +4,7 @@ native TopK graphs and on ONNX graphs read by its ONNX frontend; `openvino-cpu-a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -12,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from backends import isa_limit
-from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, WorkerLaunch
+from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PackError, WorkerLaunch
 from backends.compiled import Compiled
 from conformance.core import machine
 from conformance.operator.signatures import model_signature as signature_of
@@ -131,8 +132,9 @@ class OpenVINO(Backend):
     def run_pack(self, graphs: Sequence[Graph]) -> list[Execution]:
         """The graphs as one ov.Model: each graph's model (a copy of a native one, or what the
         ONNX frontend reads of an ONNX one) keeps its own parameters and results, renamed
-        `p<i>_<name>` so that no two share a name; compiled once (f32 inference precision,
-        as run()), run once. Nothing of it is kept for a later run."""
+        `p<i>_<name>` so that no two share a name (every node too, so that an error naming
+        a node names its graph: PackError); compiled once (f32 inference precision, as
+        run()), run once. Nothing of it is kept for a later run."""
         import openvino as ov
 
         core = _core()
@@ -140,12 +142,15 @@ class OpenVINO(Backend):
         results: list[Any] = []
         feeds: dict[int, Any] = {}
         counts: list[int] = []
+        counts_of_parameters: list[int] = []
         for i, graph in enumerate(graphs):
             if graph.variant.kind == "onnx":
                 with self.compiling(counts=False):  # reading is part of compiling, not one
                     model = core.read_model(graph.model.SerializeToString())
             else:
                 model = graph.model.clone()  # the graph's own model stays as built (a rerun alone)
+            for node in model.get_ordered_ops():
+                node.set_friendly_name(f"p{i}_{node.get_friendly_name()}")
             for parameter in model.get_parameters():
                 name = _feed_name(parameter, graph.feeds)
                 feeds[len(parameters)] = _tensor(graph.feeds[name], graph.feed_types.get(name, ""))
@@ -160,14 +165,21 @@ class OpenVINO(Backend):
                 result.input_value(0).get_tensor().set_names({f"p{i}_{graph.outputs[j]}"})
             results.extend(model_results)
             counts.append(len(model_results))
+            counts_of_parameters.append(len(model.get_parameters()))
         if len(feeds) != sum(len(graph.feeds) for graph in graphs):
             raise ValueError("the pack's parameters do not match its graphs' feeds")
-        with self.compiling():
-            compiled = core.compile_model(ov.Model(results, parameters, "pack"), self.device,
-                                          {"INFERENCE_PRECISION_HINT": "f32"})
-            request = compiled.create_infer_request()
-        with self.executing():
-            request.infer(feeds)
+        try:
+            with self.compiling():
+                compiled = core.compile_model(ov.Model(results, parameters, "pack"), self.device,
+                                              {"INFERENCE_PRECISION_HINT": "f32"})
+                request = compiled.create_infer_request()
+            with self.executing():
+                request.infer(feeds)
+        except Exception as exc:
+            culprits = _culprits(str(exc), parameters, counts_of_parameters)
+            if culprits:
+                raise PackError(str(exc), culprits) from exc
+            raise
         executions = []
         first = 0
         for graph, count in zip(graphs, counts, strict=True):
@@ -175,6 +187,22 @@ class OpenVINO(Backend):
             executions.append(Execution.named(graph.outputs, arrays, placement=f"OpenVINO {self.device}"))
             first += count
         return executions
+
+
+def _culprits(message: str, parameters: list[Any], counts: list[int]) -> list[int]:
+    """The graphs of a pack an OpenVINO error names: by a node's name (`p<i>_...`), or by
+    an input element type the CPU plugin does not take ("Input image format u4 is not
+    supported"); [] where it names none."""
+    named = {int(i) for i in re.findall(r"'p(\d+)_", message)}
+    unsupported = set(re.findall(r"Input image format (\w+) is not supported", message))
+    if unsupported:
+        first = 0
+        for i, count in enumerate(counts):
+            types = {p.get_element_type().get_type_name() for p in parameters[first:first + count]}
+            if types & unsupported:
+                named.add(i)
+            first += count
+    return sorted(i for i in named if i < len(counts))
 
 
 def _feed_name(parameter: Any, feeds: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, BackendCrash, Execution, Graph, PlacementError, Stopwatch
+from backends.base import Backend, BackendCrash, Execution, Graph, PackError, PlacementError, Stopwatch
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
@@ -184,7 +184,8 @@ def execute_pack(items: Sequence[tuple[Case, Variant]], backend: Backend, graphs
     pack; every other graph answers None, to be run alone (execute) and recorded from that
     run: a fail, divergent, error or crash in the pack, an answer that is not one, a graph
     the pack does not take (packable(), a graph the checker rejected), and each graph of a
-    pack that could not be built, compiled or run, split in halves down to one graph."""
+    pack that could not be built, compiled or run, split in halves down to one graph (or,
+    where the backend names the graphs that did it, PackError, those taken out)."""
     answers: list[Result | None] = [None] * len(items)
     packed: list[tuple[int, Case, Prepared]] = []
     for at, (case, variant) in enumerate(items):
@@ -209,6 +210,17 @@ def _run_pack(packed: list[tuple[int, Case, Prepared]], backend: Backend, answer
         executions = list(backend.run_pack([prepared.graph for _, _, prepared in packed]))
         if len(executions) != len(packed):
             raise ValueError(f"run_pack() returned {len(executions)} executions for {len(packed)} graphs")
+    except PackError as exc:
+        spent.add(watch)
+        named = set(exc.culprits)
+        rest = [item for at, item in enumerate(packed) if at not in named]
+        if named and len(rest) < len(packed):  # the graphs it names go alone, the others on
+            _run_pack(rest, backend, answers, spent)
+            return
+        half = len(packed) // 2
+        _run_pack(packed[:half], backend, answers, spent)
+        _run_pack(packed[half:], backend, answers, spent)
+        return
     except Exception:
         spent.add(watch)
         half = len(packed) // 2
