@@ -75,6 +75,9 @@ class PlacementError(RuntimeError):
 #      to conformance.operator.graph (still importable from here). A plugin written for 2
 #      keeps working: it is given TopK graphs only, and its Execution(values, indices, ...)
 #      is read as TopK's two outputs.
+#      Added since, optional (a backend without it runs every graph alone, as before):
+#      packs (`packs` and run_pack(graphs): several graphs, of any cases, run as one model;
+#      conformance/running/runner.py, execute_pack).
 INTERFACE_VERSION = 3
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2, 3})
 
@@ -106,6 +109,16 @@ class WorkerLaunch:
     emulator: tuple[str, ...] = ()
 
 
+class PackError(RuntimeError):
+    """A pack could not be compiled or run, and the backend knows which of its graphs
+    (`culprits`, positions in the pack) did it: those run alone, the others again as a pack.
+    Any other exception from run_pack() splits the pack in halves."""
+
+    def __init__(self, message: str, culprits: Sequence[int]) -> None:
+        super().__init__(message)
+        self.culprits = tuple(culprits)
+
+
 class BackendCrash(RuntimeError):
     """A process the backend drives (not the worker itself) died or hung during the run:
     judged `crash`, like a dead worker."""
@@ -122,6 +135,9 @@ class Backend(ABC):
     # Run when no --backend names the backends (False: only when named, such as a backend
     # that re-runs another's row on an emulated CPU, about 3 times slower).
     by_default: bool = True
+    # Packs (optional): True where run_pack() runs several graphs as one model. Only a
+    # pack's passes are recorded from it: every other graph is run again alone.
+    packs: ClassVar[bool] = False
 
     @abstractmethod
     def availability(self) -> Availability:
@@ -136,6 +152,14 @@ class Backend(ABC):
         """Run one graph; raise on any runtime error (the judge makes it a verdict). A case
         with `repeat: N` hands the same Graph object N times in a row: a backend may keep
         its session (or compiled model) for the last graph and run it again."""
+
+    def run_pack(self, graphs: Sequence[Graph]) -> Sequence[Execution]:
+        """Run the graphs (of any cases, each with its own inputs and outputs) as one model,
+        compiled once and run once: one Execution per graph, in order, each as run() gives
+        it. Raise where the pack cannot be built, compiled or run: the runner splits it
+        (PackError: the graphs that did it go alone).
+        Asked only of a backend whose `packs` is True."""
+        raise NotImplementedError(f"{type(self).__name__} does not run packs")
 
     def isa(self) -> str:
         """The instruction-set tier (conformance/core/machine.py) its kernels are chosen under,

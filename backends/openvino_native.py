@@ -4,6 +4,8 @@ native TopK graphs and on ONNX graphs read by its ONNX frontend; `openvino-cpu-a
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -11,7 +13,7 @@ import ml_dtypes
 import numpy as np
 
 from backends import isa_limit
-from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, WorkerLaunch
+from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PackError, WorkerLaunch
 from backends.compiled import Compiled
 from conformance.core import machine
 from conformance.operator.signatures import model_signature as signature_of
@@ -27,6 +29,7 @@ def _core() -> Any:
 class OpenVINO(Backend):
     kinds = ("openvino", "onnx")
     operators = EVERY_OPERATOR
+    packs = True  # run_pack: native and ONNX-frontend graphs merged into one ov.Model
 
     def __init__(self, device: str, isa_limit: str = "") -> None:
         self.device = device  # OpenVINO's device name: CPU, GPU, NPU
@@ -125,6 +128,90 @@ class OpenVINO(Backend):
             raise
         arrays = [_array(request.get_output_tensor(i)) for i in range(len(graph.outputs))]
         return Execution.named(graph.outputs, arrays, placement=f"OpenVINO {self.device}")
+
+    def run_pack(self, graphs: Sequence[Graph]) -> list[Execution]:
+        """The graphs as one ov.Model: each graph's model (a copy of a native one, or what the
+        ONNX frontend reads of an ONNX one) keeps its own parameters and results, renamed
+        `p<i>_<name>` so that no two share a name (every node too, so that an error naming
+        a node names its graph: PackError); compiled once (f32 inference precision, as
+        run()), run once. Nothing of it is kept for a later run."""
+        import openvino as ov
+
+        core = _core()
+        parameters: list[Any] = []
+        results: list[Any] = []
+        feeds: dict[int, Any] = {}
+        counts: list[int] = []
+        counts_of_parameters: list[int] = []
+        for i, graph in enumerate(graphs):
+            if graph.variant.kind == "onnx":
+                with self.compiling(counts=False):  # reading is part of compiling, not one
+                    model = core.read_model(graph.model.SerializeToString())
+            else:
+                model = graph.model.clone()  # the graph's own model stays as built (a rerun alone)
+            for node in model.get_ordered_ops():
+                node.set_friendly_name(f"p{i}_{node.get_friendly_name()}")
+            for parameter in model.get_parameters():
+                name = _feed_name(parameter, graph.feeds)
+                feeds[len(parameters)] = _tensor(graph.feeds[name], graph.feed_types.get(name, ""))
+                parameter.set_friendly_name(f"p{i}_{name}")
+                parameter.output(0).get_tensor().set_names({f"p{i}_{name}"})
+                parameters.append(parameter)
+            model_results = model.get_results()
+            if len(model_results) != len(graph.outputs):
+                raise ValueError(f"graph {i} has {len(model_results)} results for outputs {graph.outputs}")
+            for j, result in enumerate(model_results):
+                result.set_friendly_name(f"p{i}_result{j}")
+                result.input_value(0).get_tensor().set_names({f"p{i}_{graph.outputs[j]}"})
+            results.extend(model_results)
+            counts.append(len(model_results))
+            counts_of_parameters.append(len(model.get_parameters()))
+        if len(feeds) != sum(len(graph.feeds) for graph in graphs):
+            raise ValueError("the pack's parameters do not match its graphs' feeds")
+        try:
+            with self.compiling():
+                compiled = core.compile_model(ov.Model(results, parameters, "pack"), self.device,
+                                              {"INFERENCE_PRECISION_HINT": "f32"})
+                request = compiled.create_infer_request()
+            with self.executing():
+                request.infer(feeds)
+        except Exception as exc:
+            culprits = _culprits(str(exc), parameters, counts_of_parameters)
+            if culprits:
+                raise PackError(str(exc), culprits) from exc
+            raise
+        executions = []
+        first = 0
+        for graph, count in zip(graphs, counts, strict=True):
+            arrays = [_array(request.get_output_tensor(first + j)) for j in range(count)]
+            executions.append(Execution.named(graph.outputs, arrays, placement=f"OpenVINO {self.device}"))
+            first += count
+        return executions
+
+
+def _culprits(message: str, parameters: list[Any], counts: list[int]) -> list[int]:
+    """The graphs of a pack an OpenVINO error names: by a node's name (`p<i>_...`), or by
+    an input element type the CPU plugin does not take ("Input image format u4 is not
+    supported"); [] where it names none."""
+    named = {int(i) for i in re.findall(r"'p(\d+)_", message)}
+    unsupported = set(re.findall(r"Input image format (\w+) is not supported", message))
+    if unsupported:
+        first = 0
+        for i, count in enumerate(counts):
+            types = {p.get_element_type().get_type_name() for p in parameters[first:first + count]}
+            if types & unsupported:
+                named.add(i)
+            first += count
+    return sorted(i for i in named if i < len(counts))
+
+
+def _feed_name(parameter: Any, feeds: dict[str, Any]) -> str:
+    """The feed of a parameter: by its tensor names, else by its node's name."""
+    names = set(parameter.output(0).get_names()) | {parameter.get_friendly_name()}
+    found = [name for name in feeds if name in names]
+    if len(found) != 1:
+        raise ValueError(f"no single feed for the parameter {parameter.get_friendly_name()!r} (feeds: {sorted(feeds)})")
+    return found[0]
 
 
 def _tensor(array: np.ndarray[Any, Any], element_type: str = "") -> Any:

@@ -25,7 +25,7 @@ from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError
 from conformance.core.interrupts import Interrupted, interruptible
-from conformance.core.options import MOST_JOBS, jobs, positive_seconds, shard
+from conformance.core.options import DEFAULT_PACK, MOST_JOBS, jobs, pack_size, positive_seconds, shard
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
@@ -110,6 +110,10 @@ def _parser() -> argparse.ArgumentParser:
                      help="graphs run at once, in N worker processes over all backends together (each "
                      "backend has up to N); results are the same as with 1 (default: the number of "
                      f"cores, {os.cpu_count() or 1}; --in-process runs one at a time)")
+    run.add_argument("--pack", type=pack_size, default=DEFAULT_PACK, metavar="N",
+                     help="run up to N graphs (of any cases) as one model on a backend that can (OpenVINO), "
+                     "compiling once; every graph that does not pass in a pack is run again alone, and "
+                     f"that run is its result (default: {DEFAULT_PACK}, each graph alone; --in-process never packs)")
     run.add_argument("--no-graph-reuse", dest="graph_reuse", action="store_false",
                      help="open a session / compile a model for every graph, instead of sharing one "
                      "between graphs that are the same up to their name (a repeated case's runs share "
@@ -194,7 +198,7 @@ def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[st
 
 
 def _run(args: argparse.Namespace, candidates: list[Backend], console: Console) -> int:
-    executors = Executors(not args.in_process, args.timeout, args.jobs, args.graph_reuse)
+    executors = Executors(not args.in_process, args.timeout, args.jobs, args.graph_reuse, args.pack)
     try:
         # The --out lock first: a second run on the same folder is refused before it does any work.
         with OutputFolder(args.out) as folder, interruptible():

@@ -21,6 +21,21 @@ def jobs(text: str) -> int:
     return value
 
 
+MOST_PACK = 1024
+DEFAULT_PACK = 1  # each graph alone; benchmarks/packs.py measures packing against it
+
+
+def pack_size(text: str) -> int:
+    """Graphs per pack: 1 (each graph alone) to MOST_PACK."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}") from None
+    if not 1 <= value <= MOST_PACK:
+        raise argparse.ArgumentTypeError(f"must be 1 to {MOST_PACK}, not {value}")
+    return value
+
+
 def positive_seconds(text: str) -> float:
     """A time in seconds: a finite number above 0 (not nan, inf, 0 or -1)."""
     try:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, BackendCrash, Execution, Graph, PlacementError, Stopwatch
+from backends.base import Backend, BackendCrash, Execution, Graph, PackError, PlacementError, Stopwatch
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
@@ -80,9 +80,27 @@ class _Run:
     seconds: float
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A graph ready to run: its result's common fields, the variant's profile, the graph."""
+
+    base: dict[str, Any]
+    profile: Any
+    graph: Graph
+
+
 def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> Result:
     """One case on one backend through one graph variant, judged; a case with `repeat: N`
     runs the one built graph N times, judges every run and keeps the worst verdict."""
+    prepared = prepare(case, backend, variant, graphs)
+    if isinstance(prepared, Result):
+        return prepared
+    return run_prepared(case, backend, prepared)
+
+
+def prepare(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) -> Prepared | Result:
+    """The graph to run, or the result given before any run (a skip, a refusal, an error
+    of the backend's cannot_run())."""
     base: dict[str, Any] = {
         "case": case.id, "backend": backend.name, "graph": variant.graph,
         "k_source": variant.k_label, "x_shape": variant.x_shape, "tags": list(case.tags),
@@ -114,6 +132,13 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         return Result(**base, verdict=refused.verdict, rules=list(refused.rules), domain=refused.domain,
                       message=refused.message)
     base["checker"] = graph.checker
+    return Prepared(base, profile, graph)
+
+
+def run_prepared(case: Case, backend: Backend, prepared: Prepared) -> Result:
+    """The prepared graph run (`repeat` times) and judged."""
+    base, profile, graph = dict(prepared.base), prepared.profile, prepared.graph
+    judge = operator(case.op).judge
     runs: list[_Run] = []
     placement = wrapping = ""
     timing = _Timing()
@@ -145,6 +170,100 @@ def execute(case: Case, backend: Backend, variant: Variant, graphs: GraphCache) 
         timing.add(watch)
         runs.append(_Run(outcome, judge(case, profile, outcome), seconds))
     return _result(base, case, profile, runs, placement, wrapping, timing)
+
+
+def packable(case: Case) -> bool:
+    """Whether a case's graphs may run in a pack: not a repeated case (its graph runs N
+    times, alone), nor one that expects an error (its graph would fail the whole pack)."""
+    return case.repeat <= 1 and not case.expect_error
+
+
+def execute_pack(items: Sequence[tuple[Case, Variant]], backend: Backend, graphs: GraphCache) -> list[Result | None]:
+    """Graphs of any cases run as one model (Backend.run_pack), each judged. A graph's
+    result is final only where it came before any run (a skip, a refusal) or passed in the
+    pack; every other graph answers None, to be run alone (execute) and recorded from that
+    run: a fail, divergent, error or crash in the pack, an answer that is not one, a graph
+    the pack does not take (packable(), a graph the checker rejected), and each graph of a
+    pack that could not be built, compiled or run, split in halves down to one graph (or,
+    where the backend names the graphs that did it, PackError, those taken out)."""
+    answers: list[Result | None] = [None] * len(items)
+    packed: list[tuple[int, Case, Prepared]] = []
+    for at, (case, variant) in enumerate(items):
+        prepared = prepare(case, backend, variant, graphs)
+        if isinstance(prepared, Result):
+            answers[at] = prepared
+        elif packable(case) and not prepared.graph.checker and not _empty_feed(prepared.graph):
+            packed.append((at, case, prepared))
+    _run_pack(packed, backend, answers, _Timing())
+    return answers
+
+
+def _empty_feed(graph: Graph) -> bool:
+    """A graph fed an empty tensor runs alone: OpenVINO's CPU plugin answers some of them
+    from uninitialized memory (a different answer each run) and crashes on others, which
+    in a pack would be another graph's memory, and every graph of the pack lost."""
+    return any(getattr(array, "size", 1) == 0 for array in graph.feeds.values())
+
+
+def _run_pack(packed: list[tuple[int, Case, Prepared]], backend: Backend, answers: list[Result | None],
+              spent: _Timing) -> None:
+    """Run and judge a pack; `spent`: the time of failed packs before it, recorded with the
+    first pass after it."""
+    if len(packed) < 2:
+        return  # alone
+    watch = backend.start_stopwatch()
+    started = time.perf_counter()
+    try:
+        executions = list(backend.run_pack([prepared.graph for _, _, prepared in packed]))
+        if len(executions) != len(packed):
+            raise ValueError(f"run_pack() returned {len(executions)} executions for {len(packed)} graphs")
+    except PackError as exc:
+        spent.add(watch)
+        named = set(exc.culprits)
+        rest = [item for at, item in enumerate(packed) if at not in named]
+        if named and len(rest) < len(packed):  # the graphs it names go alone, the others on
+            _run_pack(rest, backend, answers, spent)
+            return
+        half = len(packed) // 2
+        _run_pack(packed[:half], backend, answers, spent)
+        _run_pack(packed[half:], backend, answers, spent)
+        return
+    except Exception:
+        spent.add(watch)
+        half = len(packed) // 2
+        _run_pack(packed[:half], backend, answers, spent)
+        _run_pack(packed[half:], backend, answers, spent)
+        return
+    seconds = time.perf_counter() - started
+    passed: list[tuple[int, Case, Prepared, Execution]] = []
+    for (at, case, prepared), execution in zip(packed, executions, strict=True):
+        if wrong_execution(execution, prepared.graph.outputs):
+            continue
+        try:
+            judgement = operator(case.op).judge(case, prepared.profile,
+                                                execution.outputs_named(prepared.graph.outputs))
+        except Exception:
+            continue  # alone, where the same error is recorded as such
+        if judgement.verdict == "pass":
+            answers[at] = _result(dict(prepared.base), case, prepared.profile, [_Run(Outputs({}), judgement, 0.0)],
+                                  execution.placement, execution.wrapping, _Timing())
+            passed.append((at, case, prepared, execution))
+    if not passed:
+        spent.add(watch)
+        return
+    # The pack's time shared among its passes; its compilations (and those of the failed
+    # packs before it) counted on the first.
+    share = 1 / len(passed)
+    for number, (at, _, _, _) in enumerate(passed):
+        answer = answers[at]
+        assert answer is not None
+        timing = _Timing(watch.compile_seconds * share, watch.run_seconds * share,
+                         watch.compilations if number == 0 else 0, watch.reported)
+        if number == 0:
+            timing.compile_seconds += spent.compile_seconds
+            timing.compilations += spent.compilations
+            spent.compile_seconds, spent.compilations = 0.0, 0
+        answers[at] = dataclasses.replace(answer, seconds=round(seconds * share, 6), **timing.fields())
 
 
 def wrong_execution(execution: object, names: tuple[str, ...]) -> str:

@@ -9,7 +9,15 @@ one its availability was asked in; at most `jobs` of all backends' workers besid
 first ones are kept). Results come (to `on_result`, and the results.jsonl
 stream) as they finish; `run_cases` returns them in the order of a sequential run (cases
 in order, then backends, then graph variants: `ordered`), so results.json is the same file
-whatever `jobs` was."""
+whatever `jobs` was.
+
+Packs (`pack` N > 1): a backend that runs packs (Backend.run_pack, its probe's `packs`)
+gets its graphs, over consecutive cases, N to a unit, each unit run as one model on one
+worker. Only a pack's passes (and what comes before any run: skips, refusals) are recorded
+from it; every other graph is run again alone as a unit of its own, and that run is the
+record. A pack whose worker dies or hangs is split in halves, down to one graph, which runs
+alone. Repeated cases and cases that expect an error never go into a pack
+(runner.packable). Runs in this process (`isolate=False`) never pack."""
 
 from __future__ import annotations
 
@@ -23,7 +31,7 @@ from backends.base import Backend
 from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.runner import GraphCache, execute, packable, variants_for
 from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of
 
 Executor = Callable[[Case, Variant], Result]
@@ -42,8 +50,9 @@ class Executors:
     process (`isolate=False`: one at a time, whatever `jobs` says)."""
 
     def __init__(self, isolate: bool = True, timeout: float = 60.0, jobs: int = 1,
-                 graph_reuse: bool = True) -> None:
+                 graph_reuse: bool = True, pack: int = 1) -> None:
         self.isolate = isolate
+        self.pack = max(1, pack) if isolate else 1  # graphs per pack (1: each graph alone)
         self.timeout = timeout
         self.jobs = max(1, jobs) if isolate else 1
         self.graph_reuse = graph_reuse
@@ -165,12 +174,20 @@ class _Unit:
 
 
 @dataclass(eq=False)
+class _Pack:
+    """Graphs of one or more cases on one backend, run as one model on one worker."""
+
+    backend: Backend
+    items: list[tuple[Case, Variant]]
+
+
+@dataclass(eq=False)
 class _Lane:
     """A worker and the unit it has: starting (waiting for its ready signal) or running
-    the unit's current variant, until `deadline`."""
+    the unit's current variant (or its pack), until `deadline`."""
 
     worker: Worker
-    unit: _Unit
+    unit: _Unit | _Pack
     starting: bool = False
     deadline: float = 0.0
 
@@ -189,9 +206,10 @@ class _Parallel:
         self.executors = executors
         self.emit = emit
         self.lanes: list[_Lane] = []
+        self.queue: deque[_Unit | _Pack] = deque()
 
-    def run(self, units: Iterable[_Unit]) -> None:
-        queue = deque(units)
+    def run(self, units: Iterable[_Unit | _Pack]) -> None:
+        self.queue = queue = deque(units)
         try:
             while queue or self.lanes:
                 while queue and len(self.lanes) < self.executors.jobs:
@@ -205,6 +223,9 @@ class _Parallel:
 
     def _advance(self, lane: _Lane) -> None:
         """Start the lane's current variant; where the backend cannot start, skip the rest."""
+        if isinstance(lane.unit, _Pack):
+            self._advance_pack(lane, lane.unit)
+            return
         unit, worker = lane.unit, lane.worker
         while unit.next < len(unit.variants):
             if worker.start_failure:
@@ -226,6 +247,50 @@ class _Parallel:
             return
         self.lanes = [other for other in self.lanes if other is not lane]
 
+    def _advance_pack(self, lane: _Lane, pack: _Pack) -> None:
+        """Send the pack, once the worker is ready; where the backend cannot start, skip it."""
+        worker = lane.worker
+        if worker.start_failure:
+            for case, variant in pack.items:
+                self.emit(worker.unavailable(case, variant))
+            self.lanes = [other for other in self.lanes if other is not lane]
+            return
+        if worker.ready():
+            worker.begin_pack(pack.items)
+            # One compilation and one run of one model: the time limit of one graph.
+            lane.starting, lane.deadline = False, time.monotonic() + worker.timeout
+        else:
+            if worker.starting() is None:
+                worker.stop(graceful=False)
+                worker.spawn()
+                if worker.start_failure:
+                    self._advance_pack(lane, pack)
+                    return
+            lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
+        if not any(lane is other for other in self.lanes):
+            self.lanes.append(lane)
+
+    def _pack_finished(self, lane: _Lane, pack: _Pack, answers: list[Result | None] | None) -> None:
+        """Emit the pack's final results; every other graph goes back to the queue's front,
+        alone (a case's graphs in one unit); a pack whose worker died or hung, split."""
+        self.lanes = [other for other in self.lanes if other is not lane]
+        if answers is None or len(answers) != len(pack.items):
+            if len(pack.items) > 1:
+                half = len(pack.items) // 2
+                for part in (pack.items[half:], pack.items[:half]):
+                    self.queue.appendleft(_pack_of(pack.backend, part))
+                return
+            answers = [None]
+        alone: list[_Unit] = []
+        for (case, variant), answer in zip(pack.items, answers, strict=True):
+            if answer is not None:
+                self.emit(answer)
+            elif alone and alone[-1].case is case:
+                alone[-1].variants.append(variant)
+            else:
+                alone.append(_Unit(case, pack.backend, [variant]))
+        self.queue.extendleft(reversed(alone))
+
     def _wait(self) -> None:
         """Until a lane's worker answers or a deadline passes; then each lane that answered
         or ran out of time moves on."""
@@ -236,6 +301,8 @@ class _Parallel:
         for lane in answered:
             if lane.starting:
                 self._started(lane)
+            elif isinstance(lane.unit, _Pack):
+                self._pack_finished(lane, lane.unit, lane.worker.receive_pack())
             else:
                 self._finished(lane, lane.worker.receive(lane.unit.case, lane.unit.variant))
         now = time.monotonic()
@@ -245,6 +312,9 @@ class _Parallel:
             if lane.starting:
                 failure = f"its worker did not start in {lane.worker.timeout:g} s (--timeout)"
                 self._start_failed(lane, lane.worker.fail_start(failure))
+            elif isinstance(lane.unit, _Pack):
+                lane.worker.stop(graceful=False)  # hung: split, as a pack whose worker died
+                self._pack_finished(lane, lane.unit, None)
             else:
                 self._finished(lane, lane.worker.timed_out(lane.unit.case, lane.unit.variant))
 
@@ -260,10 +330,17 @@ class _Parallel:
         # worker of the backend takes another graph.
         self.executors.start_failed(lane.unit.backend, failure)
         unit = lane.unit
+        if isinstance(unit, _Pack):
+            # Its first graph is the crash, the others skips: as the same graphs alone.
+            (case, variant), rest = unit.items[0], unit.items[1:]
+            self.emit(crash_result(case, unit.backend.name, variant, failure, lane.worker.isa))
+            self._advance_pack(lane, _Pack(unit.backend, rest))
+            return
         self._finished(lane, crash_result(unit.case, unit.backend.name, unit.variant, failure, lane.worker.isa))
 
     def _finished(self, lane: _Lane, result: Result) -> None:
         unit, worker = lane.unit, lane.worker
+        assert isinstance(unit, _Unit)
         if worker.died and worker.emulated and len(unit.lost) < EMULATOR_RETRIES:
             # QEMU's user-mode emulator itself crashes now and then under OpenVINO's threads
             # (a different graph each run, none twice): the graph is asked again of a fresh
@@ -317,7 +394,7 @@ def run_cases(
         else:
             executors.adopt(probes)
         if executors.isolate:
-            _Parallel(executors, emit).run(_units(cases, backends, probes, emit))
+            _Parallel(executors, emit).run(_units(cases, backends, probes, emit, executors.pack))
         else:
             for case in cases:
                 for backend in backends:
@@ -336,14 +413,35 @@ def run_cases(
 
 
 def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str, Probe],
-           emit: Callable[[Result], None]) -> Iterator[_Unit]:
+           emit: Callable[[Result], None], pack: int = 1) -> Iterator[_Unit | _Pack]:
     """The units of work in sequential order; an unavailable backend's skips are emitted
-    in their place."""
+    in their place. With `pack` > 1, a backend that runs packs gets its graphs of packable
+    cases in packs of `pack`, in order, over consecutive cases."""
+    pending: dict[str, list[tuple[Case, Variant]]] = {}
     for case in cases:
         for backend in backends:
             probe = probes[backend.name]
-            if probe.availability.available:
-                yield _Unit(case, backend, variants_for(backend, case, takes_of(backend, probe)))
-            else:
+            if not probe.availability.available:
                 for result in unavailable(case, backend, probe):
                     emit(result)
+                continue
+            variants = variants_for(backend, case, takes_of(backend, probe))
+            if pack > 1 and probe.packs and packable(case):
+                items = pending.setdefault(backend.name, [])
+                items.extend((case, variant) for variant in variants)
+                while len(items) >= pack:
+                    yield _Pack(backend, items[:pack])
+                    del items[:pack]
+            else:
+                yield _Unit(case, backend, variants)
+    for backend in backends:
+        if pending.get(backend.name):
+            yield _pack_of(backend, pending[backend.name])
+
+
+def _pack_of(backend: Backend, items: list[tuple[Case, Variant]]) -> _Unit | _Pack:
+    """A pack of the graphs; one graph alone is a unit of its own."""
+    if len(items) == 1:
+        (case, variant), = items
+        return _Unit(case, backend, [variant])
+    return _Pack(backend, items)

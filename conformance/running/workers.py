@@ -31,7 +31,7 @@ from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.operator.outcome import Verdict
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute
+from conformance.running.runner import GraphCache, execute, execute_pack
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
@@ -49,6 +49,14 @@ class Probe:
     # None where it gave no answer (its worker died or hung): see takes_of and isa_of.
     takes: tuple[str, ...] | None = None
     isa: str | None = None
+    packs: bool = False  # its `packs`: it runs packs of graphs (Backend.run_pack)
+
+
+@dataclass(frozen=True)
+class PackRequest:
+    """Graphs of several cases, run as one model in the worker (runner.execute_pack)."""
+
+    items: tuple[tuple[Case, Variant], ...]
 
 
 def takes_of(backend: Backend, probe: Probe | None) -> tuple[str, ...]:
@@ -110,8 +118,9 @@ def probe_here(backend: Backend) -> Probe:
         info = _description(backend)
     except _Unusable as exc:
         return Probe(Availability(False, str(exc)), {}, takes, isa)
+    packs = getattr(backend, "packs", False)  # not a bool (a plugin's own attribute): no packs
     # The machine its answers depend on, then the backend's own account.
-    return Probe(status, {**machine.describe(isa), **info}, takes, isa)
+    return Probe(status, {**machine.describe(isa), **info}, takes, isa, packs is True)
 
 
 def _takes(backend: Backend) -> tuple[str, ...]:
@@ -235,6 +244,12 @@ def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True) -
                     reason = f"its answers could not be sent back from the worker: {exception_text(exc)}"
                     connection.send(Probe(Availability(False, reason), {}))
                 continue
+            if isinstance(request, PackRequest):
+                graphs.forget_all()
+                current = None  # the next single request brings its case again
+                _answer_pack(connection, request, backend, graphs)
+                graphs.forget_all()
+                continue
             case, variant = request
             if case is not None:  # None: the case of the previous request (sent once, not per graph)
                 graphs.forget_all()
@@ -258,6 +273,20 @@ def _answer(connection: Connection, case: Case, backend: Backend, variant: Varia
     except Exception as exc:
         connection.send(_result(case, backend.name, variant, "error",
                                 f"the result could not be sent back: {exception_text(exc)}", _isa_here(backend)))
+
+
+def _answer_pack(connection: Connection, request: PackRequest, backend: Backend, graphs: GraphCache) -> None:
+    """A pack's answers, sent (runner.execute_pack); where anything raises on the way, or
+    they cannot be sent, None for every graph: each is then run alone."""
+    answers: list[Result | None]
+    try:
+        answers = execute_pack(request.items, backend, graphs)
+    except Exception:
+        answers = [None] * len(request.items)
+    try:
+        connection.send(answers)
+    except Exception:
+        connection.send([None] * len(request.items))
 
 
 def _isa_here(backend: Backend) -> str:
@@ -386,6 +415,29 @@ class Worker:
             how = self.died = _signal_name(self._process.exitcode)
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa)
+
+    def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
+        """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
+        assert self._connection is not None
+        self.busy = True
+        self.died = ""
+        self._holds = None
+        with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
+            self._connection.send(PackRequest(tuple(items)))
+
+    def receive_pack(self) -> list[Result | None] | None:
+        """The answers to the pack in flight (runner.execute_pack); None where the worker
+        died (`died` says how)."""
+        assert self._connection is not None
+        try:
+            answers: list[Result | None] = self._connection.recv()
+            self.busy = False
+            return answers
+        except (EOFError, OSError):
+            self._process.join(5)
+            self.died = _signal_name(self._process.exitcode)
+            self._discard()
+            return None
 
     def timed_out(self, case: Case, variant: Variant) -> Result:
         """The request in flight got no answer in time: the worker is killed."""

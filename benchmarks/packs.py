@@ -1,0 +1,93 @@
+"""Packs against isolated runs: the corpus through `topk-conformance run` with `--pack N`
+and with `--pack 1` (each graph alone), as ratios measured in the same run of this script.
+
+    python benchmarks/packs.py [--cases PATH ...] [--backend NAME ...] [--pack N]
+
+Per backend (default openvino-cpu; the corpus cases/), three runs at --jobs 1: alone
+(--pack 1), packed (--pack N, default 64), and alone again. One line per figure:
+
+- speed-up: wall time alone over packed (the whole command); target at least 5 on
+  openvino-cpu (issue 20);
+- compilations per graph run, packed (alone, beside it): a repeated case's runs counted each;
+- results whose verdict, rules, domain or message differ between packed and alone: target 0.
+  Messages are compared with generated node names masked (`TopK_123` -> `TopK_#`: OpenVINO
+  numbers nodes per process). A result that also differs between the two runs alone (the
+  runtime's own run-to-run variation, e.g. an output read from uninitialized memory) is not
+  counted; how many there are is printed.
+
+The last line is `benchmark: ok` when every target holds, else `benchmark: short` and the
+figures that missed. The machine's load average is printed before and after."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.corpus import Run, load, run  # noqa: E402
+from benchmarks.figures import Figure, conclude  # noqa: E402
+
+SPEED_UP_TARGET = {"openvino-cpu": 5.0}
+DEFAULT_PACK = 64
+_NODE_NAME = re.compile(r"\b([A-Za-z]+)_\d+\b")
+
+
+def _judged(results: list[dict[str, Any]]) -> dict[tuple[str, ...], tuple[Any, ...]]:
+    return {(r["case"], r["backend"], r["graph"], r["k_source"]):
+            (r["verdict"], tuple(r["rules"]), r["domain"], _NODE_NAME.sub(r"\1_#", r["message"] or ""))
+            for r in results}
+
+
+def _differing(a: Run, b: Run) -> set[tuple[str, ...]]:
+    left, right = _judged(a.results), _judged(b.results)
+    return {key for key in left.keys() | right.keys() if left.get(key) != right.get(key)}
+
+
+def figures(cases: list[str], backends: list[str], pack: int) -> list[Figure]:
+    found = []
+    for backend in backends:
+        print(f"benchmark: {', '.join(cases)} on {backend}, --pack {pack} against --pack 1; before: {load()}",
+              flush=True)
+        alone = run(cases, [backend], "--jobs", "1", "--pack", "1")
+        packed = run(cases, [backend], "--jobs", "1", "--pack", str(pack))
+        again = run(cases, [backend], "--jobs", "1", "--pack", "1")
+        print(f"benchmark: after: {load()}", flush=True)
+        unstable = _differing(alone, again)
+        differ = _differing(alone, packed) - unstable
+        for key in sorted(differ)[:10]:
+            print(f"benchmark: differs: {key}: {_judged(alone.results).get(key)} | {_judged(packed.results).get(key)}")
+        found += [
+            Figure(f"{backend} speed-up: {alone.wall:.2f} s alone / {packed.wall:.2f} s at --pack {pack} "
+                   f"(again alone: {again.wall:.2f} s)", alone.wall / packed.wall,
+                   SPEED_UP_TARGET.get(backend), most=False),
+            Figure(f"{backend} compilations per graph run at --pack {pack}: {packed.compilations} / "
+                   f"{packed.graph_runs} (alone: {alone.compilations} / {alone.graph_runs} = "
+                   f"{alone.compilations / max(1, alone.graph_runs):.3f})",
+                   packed.compilations / max(1, packed.graph_runs), unit=""),
+            Figure(f"{backend} results whose verdict, rules, domain or message differ packed and alone (of "
+                   f"{len(alone.results)}; node names masked; {len(unstable)} that differ between the two "
+                   "runs alone not counted)", len(differ), 0, unit=""),
+        ]
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", action="append", metavar="PATH", help="case files or folders (default: cases/)")
+    parser.add_argument("--backend", action="append", metavar="NAME", help="backends (default: openvino-cpu)")
+    parser.add_argument("--pack", type=int, default=DEFAULT_PACK, metavar="N",
+                        help=f"graphs per pack (default: {DEFAULT_PACK})")
+    args = parser.parse_args()
+    found = figures(args.cases or [str(REPO / "cases")], args.backend or ["openvino-cpu"], args.pack)
+    for figure in found:
+        print(figure.line())
+    return conclude(found)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,85 @@
+"""Packs (run --pack N) change no result: OpenVINO's CPU runs graphs of several cases as
+one model, and every graph gets the verdict, rules, domain and message it gets alone. A
+pack that does not compile, or whose worker dies, is split until each graph has its own
+answer; a wrong answer in a pack is recorded from the graph's run alone. Real OpenVINO;
+the faults are injected into the packs only (tests/pack_backends.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from harness import CASES, DOCUMENTED
+from pack_backends import POISONED, CompileFailingPacks, DyingPacks, WrongPacks
+
+from backends.base import Backend
+from backends.openvino_native import OpenVINO
+from conformance.cases.loader import load_cases
+from conformance.operator.interfaces import Case
+from conformance.results.records import Result
+from conformance.running.runner import GraphCache, execute, execute_pack, packable, variants_for
+from conformance.running.suite import Executors, run_cases
+
+# Passes, errors (K out of range), fails and divergent results on openvino-cpu, in 3 files.
+FILES = (DOCUMENTED / "openvino-topk11.yaml",
+         CASES / "fuzz" / "fuzz-openvino-cpu-onnx-opset11-tie-order-uint32-8f834c0c.yaml")
+
+
+def _cases() -> list[Case]:
+    loaded = load_cases(list(FILES))
+    assert not loaded.errors
+    return list(loaded.cases)
+
+
+def _record(result: Result) -> tuple[Any, ...]:
+    return (result.case, result.graph, result.k_source, result.verdict, tuple(result.rules), result.domain,
+            result.message, result.discrepancy)
+
+
+def _run(backend: Backend, pack: int) -> list[Result]:
+    return run_cases(_cases(), [backend], executors=Executors(timeout=60, jobs=1, pack=pack))
+
+
+@pytest.fixture(scope="module")
+def alone() -> list[Result]:
+    return _run(OpenVINO("CPU"), 1)
+
+
+def test_the_files_hold_every_kind_of_answer(alone: list[Result]) -> None:
+    assert {r.verdict for r in alone} >= {"pass", "fail", "error", "divergent", "skip"}
+
+
+def test_a_pack_records_its_passes_as_alone_and_sends_the_rest_alone() -> None:
+    backend, graphs = OpenVINO("CPU"), GraphCache()
+    items = [(case, variant) for case in _cases() if packable(case) for variant in variants_for(backend, case)]
+    isolated = [execute(case, OpenVINO("CPU"), variant, GraphCache()) for case, variant in items]
+    answers = execute_pack(items, backend, graphs)
+    assert any(answer is None for answer in answers) and any(answer is not None for answer in answers)
+    for answer, alone in zip(answers, isolated, strict=True):
+        if answer is None:
+            assert alone.verdict not in ("pass", "skip")  # judged again alone
+        else:
+            assert _record(answer) == _record(alone)
+            assert answer.placement == alone.placement
+    # The graphs that pass alone, as one pack: one compilation for all of them.
+    passing = [item for item, alone in zip(items, isolated, strict=True) if alone.verdict == "pass"]
+    answers = execute_pack(passing, OpenVINO("CPU"), GraphCache())
+    assert all(answer is not None and answer.verdict == "pass" for answer in answers)
+    assert [answer.compilations for answer in answers if answer] == [1] + [0] * (len(passing) - 1)
+
+
+@pytest.mark.parametrize("pack", [2, 7, 64])
+def test_packs_give_every_result_the_graph_gets_alone(alone: list[Result], pack: int) -> None:
+    assert [_record(r) for r in _run(OpenVINO("CPU"), pack)] == [_record(r) for r in alone]
+
+
+@pytest.mark.parametrize("backend", [CompileFailingPacks(), DyingPacks(), WrongPacks()],
+                         ids=["compile-fails", "worker-dies", "wrong-answer"])
+def test_a_faulty_pack_is_split_or_rerun_and_every_graph_keeps_its_answer_alone(
+        alone: list[Result], backend: Backend) -> None:
+    packed = _run(backend, 16)
+    assert [_record(r) for r in packed] == [_record(r) for r in alone]
+    poisoned = [r for r in packed if r.case == POISONED and r.verdict != "skip"]
+    # Poisoned graphs that pass alone: recorded from those runs, not from the pack's.
+    assert "pass" in {r.verdict for r in poisoned}
+    assert all(r.compilations == 1 for r in poisoned if r.compilations)
