@@ -75,7 +75,7 @@ class SpeedInput:
     @property
     def label(self) -> str:
         size = "x".join(str(d) for d in self.shape)
-        data = "normal" if self.values is None else f"ties: integers in [0, {self.values})"
+        data = "normal" if self.values is None else f"ties in [0, {self.values})"
         return f"{size} {self.dtype} K={self.k}, {data}"
 
 

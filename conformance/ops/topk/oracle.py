@@ -32,6 +32,8 @@ FULL_SORT_UP_TO = 64
 # bound (`_select_sampled`); every SAMPLE_STEP-th element is in the sample.
 SAMPLED_FROM = 4096
 SAMPLE_STEP = 16
+# The first prefix of a row looked in for the elements tied with the K-th best.
+TIES_PREFIX = 64
 
 
 @dataclass(frozen=True)
@@ -105,8 +107,10 @@ def top_k(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any
 
 
 def select(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
-    """Per row, the positions of the K best of `c` in ascending position: everything better
-    than the K-th best value, then the lowest-positioned elements equal to it. Linear."""
+    """Per row, the positions of the K best of `c`: those strictly better than the K-th best
+    value in ascending position, then the lowest-positioned elements equal to it in
+    ascending position (so the positions of any one value ascend, which is all a stable sort
+    by value needs). Linear."""
     rows, n = c.shape
     if k == n:
         return np.broadcast_to(np.arange(n, dtype=np.int64), (rows, n)).copy()
@@ -122,61 +126,115 @@ def _kth_best(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any,
     return kth
 
 
-def _select_partitioned(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
-    """`select` by one partition per row (to find the K-th best value) and a few comparisons."""
+def _better(c: np.ndarray[Any, Any], bound: np.ndarray[Any, Any], largest: bool) -> tuple[
+        np.ndarray[Any, Any], np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The elements strictly better than each row's `bound` (a column): their rows and
+    positions, by row and then ascending position, and their count per row."""
     rows, n = c.shape
+    flat = np.flatnonzero(c > bound if largest else c < bound)
+    row_of = flat // n
+    return row_of, flat - row_of * n, np.bincount(row_of, minlength=rows)
+
+
+def _ranks(counts: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """For entries grouped by row, `counts` per row: each entry's place within its row."""
+    ranks: np.ndarray[Any, Any] = np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+    return ranks
+
+
+def _select_partitioned(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
+    """`select` by one partition per row (to find the K-th best value): the elements better
+    than it (fewer than K), then the first of those equal to it."""
+    rows = c.shape[0]
     kth = _kth_best(c, k, largest)
-    taken = c >= kth if largest else c <= kth
-    over = np.flatnonzero(np.count_nonzero(taken, axis=1) != k)  # more ties than places
-    if over.size:
-        sub, bound = c[over], kth[over]
-        better = sub > bound if largest else sub < bound
-        ties = taken[over] & ~better
-        need = k - np.count_nonzero(better, axis=1)
-        rank = np.cumsum(ties, axis=1, dtype=np.int32 if n < 2**31 else np.int64)
-        taken[over] = better | (ties & (rank <= need[:, None]))
-    # Exactly K per row, in row-major order: the rows' positions, ascending.
-    flat = np.flatnonzero(taken).reshape(rows, k)
-    positions: np.ndarray[Any, Any] = flat - (np.arange(rows, dtype=np.int64) * n)[:, None]
+    row_of, columns, counts = _better(c, kth, largest)
+    positions = np.empty((rows, k), dtype=np.int64)
+    positions[row_of, _ranks(counts)] = columns
+    _fill_with_ties(c, np.arange(rows), kth[:, 0], counts, positions)
     return positions
 
 
+def _fill_with_ties(
+    c: np.ndarray[Any, Any], ids: np.ndarray[Any, Any], value: np.ndarray[Any, Any],
+    taken: np.ndarray[Any, Any], positions: np.ndarray[Any, Any],
+) -> None:
+    """Fills positions[i, taken[j]:] (i = ids[j]) with the positions of the first elements of
+    row i of `c` equal to value[j], as many as there are places (the row holds that many).
+    They are looked for in a prefix of the row, lengthened for the rows where it held too
+    few: where ties are many the first ones lie near the front, and no pass over whole rows
+    (or a running count along them) is needed."""
+    n = c.shape[1]
+    need = positions.shape[1] - taken
+    pending = np.arange(len(ids))
+    width = min(n, max(TIES_PREFIX, 4 * int(need.max(initial=0))))
+    while pending.size:
+        prefix = c[ids[pending], :width] if len(pending) < c.shape[0] else c[:, :width]
+        flat = np.flatnonzero(prefix == value[pending, None])
+        row_of = flat // width
+        found = np.bincount(row_of, minlength=len(pending))
+        wanted = need[pending]
+        rank = _ranks(found)
+        keep = (found >= wanted)[row_of] & (rank < wanted[row_of])
+        done = pending[row_of[keep]]
+        positions[ids[done], taken[done] + rank[keep]] = flat[keep] - row_of[keep] * width
+        short = found < wanted
+        assert width < n or not short.any(), "fewer ties than places"
+        pending = pending[short]
+        # Long enough for the rows still short if ties keep their density so far, and at
+        # least twice the last prefix.
+        density = np.maximum(found[short], 1) / width
+        width = min(n, max(2 * width, int((wanted[short] / density).max(initial=0) * 1.25)))
+
+
 def _select_sampled(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
-    """`select` on long rows with small K, without partitioning whole rows: the K-th best of
-    a sample (every SAMPLE_STEP-th element) is at worst the row's K-th best, so the
-    elements at least as good as it (K or more) hold the row's best K; those candidates,
-    padded into a small array with a value no element is worse than (after every real
-    candidate, so that a tie never picks it), go through `_select_partitioned`. Rows where
-    the sample bounds too little (many ties, sorted input) are partitioned whole."""
+    """`select` on long rows with small K, without partitioning whole rows. The K-th best of
+    a sample (every SAMPLE_STEP-th element) is at worst the row's K-th best: where fewer than
+    K elements are strictly better than it, it is the row's K-th best itself, and those
+    elements and the first ones equal to it are the answer (heavy ties, found in a prefix);
+    else the K best are among those better ones (a few times K where the sample is fair),
+    which go, padded into a small array with a value worse than every one of them, through
+    `_select_partitioned`. Rows where the sample bounds too little (sorted input) are
+    partitioned whole."""
     rows, n = c.shape
     bound = _kth_best(c[:, ::SAMPLE_STEP], k, largest)
-    candidate = c >= bound if largest else c <= bound
-    flat = np.flatnonzero(candidate)  # row-major: by row, then ascending position
-    row_of = flat // n
-    counts = np.bincount(row_of, minlength=rows)
-    heavy = counts > max(n // 8, 4 * SAMPLE_STEP * k)
+    row_of, columns, counts = _better(c, bound, largest)
     positions = np.empty((rows, k), dtype=np.int64)
-    light = np.flatnonzero(~heavy)
+    exact = counts < k
+    if exact.any():  # the bound is the K-th best
+        ids = np.flatnonzero(exact)
+        keep = exact[row_of]
+        positions[row_of[keep], _ranks(counts[ids])] = columns[keep]
+        _fill_with_ties(c, ids, bound[ids, 0], counts[ids], positions)
+    heavy = counts > max(n // 8, 4 * SAMPLE_STEP * k)
     if heavy.any():
         positions[heavy] = _select_partitioned(c[heavy], k, largest)
-        if not light.size:
-            return positions
-        keep = ~heavy[row_of]
-        flat, row_of, counts = flat[keep], row_of[keep], counts[light]
-    columns = flat - row_of * n
-    slot = np.arange(len(flat)) - np.repeat(np.cumsum(counts) - counts, counts)
-    light_row = np.repeat(np.arange(len(light)), counts)  # row_of, numbered among light rows
-    width = int(counts.max())
+    light = ~exact & ~heavy
+    if light.any():
+        keep = light[row_of]
+        positions[light] = _select_among(c, row_of[keep], columns[keep], counts[light], k, largest)
+    return positions
+
+
+def _select_among(
+    c: np.ndarray[Any, Any], row_of: np.ndarray[Any, Any], columns: np.ndarray[Any, Any],
+    counts: np.ndarray[Any, Any], k: int, largest: bool,
+) -> np.ndarray[Any, Any]:
+    """`select` for the rows `row_of` names (by row, then ascending position), among their
+    candidates only (K or more per row, each better than a value no worse than the padding:
+    a padded place is never taken)."""
+    local_row = np.repeat(np.arange(len(counts)), counts)  # row_of, numbered among these rows
+    slot = _ranks(counts)
     if np.issubdtype(c.dtype, np.floating):
         worst: float | int = -np.inf if largest else np.inf
     else:
         worst = np.iinfo(c.dtype).min if largest else np.iinfo(c.dtype).max
-    padded = np.full((len(light), width), worst, dtype=c.dtype)
-    padded[light_row, slot] = c[row_of, columns]
-    padded_columns = np.full((len(light), width), n, dtype=np.int64)
-    padded_columns[light_row, slot] = columns
+    width = int(counts.max())
+    padded = np.full((len(counts), width), worst, dtype=c.dtype)
+    padded[local_row, slot] = c[row_of, columns]
+    padded_columns = np.full((len(counts), width), c.shape[1], dtype=np.int64)
+    padded_columns[local_row, slot] = columns
     chosen = _select_partitioned(padded, k, largest)
-    positions[light] = np.take_along_axis(padded_columns, chosen, axis=1)
+    positions: np.ndarray[Any, Any] = np.take_along_axis(padded_columns, chosen, axis=1)
     return positions
 
 
@@ -201,15 +259,15 @@ def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[A
             worst = pool_c.min() if largest else pool_c.max()
             candidates = np.flatnonzero(c > worst if largest else c < worst)
         else:
-            candidates = select(c[None, :], min(k, len(c)), largest)[0]
+            candidates = np.sort(select(c[None, :], min(k, len(c)), largest)[0])
         if not candidates.size:
             continue
         if candidates.size > k:
-            candidates = candidates[select(c[candidates][None, :], k, largest)[0]]
+            candidates = candidates[np.sort(select(c[candidates][None, :], k, largest)[0])]
         merged_c = c[candidates] if pool_c is None else np.concatenate([pool_c, c[candidates]])
         merged_i = np.concatenate([pool_i, start + candidates])  # ascending index
         if len(merged_i) > k:
-            keep = select(merged_c[None, :], k, largest)[0]
+            keep = np.sort(select(merged_c[None, :], k, largest)[0])
             merged_c, merged_i = merged_c[keep], merged_i[keep]
         pool_c, pool_i = merged_c, merged_i
     assert pool_c is not None and len(pool_i) == k
