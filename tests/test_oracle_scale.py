@@ -26,6 +26,7 @@ from strategies import ALL_PROFILES, TopKInput, property_settings, tensors, topk
 from conformance.core import keys
 from conformance.core.dtypes import DTYPES, is_float, to_jsonable
 from conformance.operator.discrepancy import LONG_SEQUENCE, kept_elements, shown
+from conformance.operator.fuzzing import any_element, special_values
 from conformance.operator.outcome import Outputs
 from conformance.ops.topk import judge as judge_module
 from conformance.ops.topk import oracle, profiles
@@ -156,27 +157,30 @@ class Sizes:
     sampled_from: int
     full_sort_up_to: int
     chunk: int
+    ties_prefix: int = oracle.TIES_PREFIX
 
 
 DEFAULT_SIZES = Sizes(oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM,
-                      oracle.FULL_SORT_UP_TO, keys.CHUNK)
+                      oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX)
 
 
 @contextmanager
 def sizes(chosen: Sizes) -> Iterator[None]:
-    saved = (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO, keys.CHUNK)
+    saved = (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO, keys.CHUNK,
+             oracle.TIES_PREFIX)
     oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM = chosen.block, chosen.sample_step, chosen.sampled_from
-    oracle.FULL_SORT_UP_TO, keys.CHUNK = chosen.full_sort_up_to, chosen.chunk
+    oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX = chosen.full_sort_up_to, chosen.chunk, chosen.ties_prefix
     try:
         yield
     finally:
         (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO,
-         keys.CHUNK) = saved
+         keys.CHUNK, oracle.TIES_PREFIX) = saved
 
 
 small_sizes = st.builds(
     Sizes, block=st.integers(4, 64), sample_step=st.integers(2, 4),
     sampled_from=st.integers(4, 32), full_sort_up_to=st.integers(1, 8), chunk=st.integers(1, 16),
+    ties_prefix=st.integers(1, 8),
 )
 any_sizes = st.one_of(st.just(DEFAULT_SIZES), small_sizes)
 
@@ -191,6 +195,28 @@ def long_rows(draw: st.DrawFn) -> TopKInput:
     x = draw(tensors(dtype, (rows, n)))
     k = draw(st.one_of(st.integers(0, min(n, 8)), st.integers(0, n)))
     axis = draw(st.sampled_from([-1, 0, 1]))
+    if axis == 0:
+        x = np.ascontiguousarray(x.T)  # sequences along the first axis: a strided layout
+    return TopKInput(x, axis, k, draw(st.booleans()))
+
+
+@st.composite
+def tie_heavy_rows(draw: st.DrawFn) -> TopKInput:
+    """1-4 sequences of up to 3000 elements drawn from a pool of 2 to 40 values, some far
+    more often than others: the dtype's special ones (-0.0 and +0.0, NaN with and without
+    sign and payload, infinities, extremes) and any others; every dtype; small K mostly,
+    but any K in [0, n]. The K-th best is tied with many, near the front of the row or far
+    from it."""
+    dtype = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
+    pool = draw(st.lists(st.one_of(st.sampled_from(special_values(dtype)), any_element(dtype)),
+                         min_size=2, max_size=40, unique=True))
+    rows, n = draw(st.integers(1, 4)), draw(st.integers(1, 3000))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    storage = keys.key_dtype(dtype) if is_float(dtype) else dtype
+    weights = rng.dirichlet(np.full(len(pool), 0.5))
+    x = rng.choice(np.array(pool, dtype=storage), size=(rows, n), p=weights).view(dtype)
+    k = draw(st.one_of(st.integers(0, min(n, 16)), st.integers(0, n)))
+    axis = draw(st.sampled_from([-1, 0]))
     if axis == 0:
         x = np.ascontiguousarray(x.T)  # sequences along the first axis: a strided layout
     return TopKInput(x, axis, k, draw(st.booleans()))
@@ -223,25 +249,35 @@ def test_fast_oracle_matches_the_full_sort_on_long_rows(inp: TopKInput, chosen: 
     assert_same_answer(got, old_directml_answer(inp.x, inp.axis, inp.k, inp.largest))
 
 
+@property_settings(max_examples=300)
+@given(tie_heavy_rows(), any_sizes)
+def test_fast_oracle_matches_the_full_sort_on_tie_heavy_rows(inp: TopKInput, chosen: Sizes) -> None:
+    with sizes(chosen):
+        got = directml_answer(inp.x, inp.axis, inp.k, inp.largest)
+    assert_same_answer(got, old_directml_answer(inp.x, inp.axis, inp.k, inp.largest))
+
+
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("largest", [True, False])
-@pytest.mark.parametrize("data", ["constant", "two-values", "ascending", "descending", "special"])
+@pytest.mark.parametrize("data", ["constant", "two-values", "ascending", "descending", "special", "off-sample"])
 def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -> None:
-    """Inputs where a sample bounds nothing (all ties, sorted rows) and special values, for
-    K from 0 to n (every small K, then a spread), through every path."""
+    """Inputs where a sample bounds nothing (all ties, sorted rows, the worst values on the
+    sample's places and the others off them) and special values, for K from 0 to n (every
+    small K, then a spread), through every path."""
     n = 300
     ramp = np.arange(n) % (100 if dtype.endswith("8") else n)
-    x = {
-        "constant": np.zeros(n),
-        "two-values": (np.arange(n) % 7 == 3).astype(np.float64),
-        "ascending": ramp,
-        "descending": ramp[::-1],
-        "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
-        if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
-    }[data]
-    with np.errstate(invalid="ignore", over="ignore"):
-        typed = x.astype(DTYPES[dtype])[None, :]
-    for chosen in (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8), Sizes(7, 3, 4, 1, 1)):
+    for chosen in (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(300, 2, 16, 4, 8, 2)):
+        x = {
+            "constant": np.zeros(n),
+            "two-values": (np.arange(n) % 7 == 3).astype(np.float64),
+            "ascending": ramp,
+            "descending": ramp[::-1],
+            "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
+            if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
+            "off-sample": np.where(np.arange(n) % chosen.sample_step == 0, 0 if largest else 127, ramp % 100 + 1),
+        }[data]
+        with np.errstate(invalid="ignore", over="ignore"):
+            typed = x.astype(DTYPES[dtype])[None, :]
         with sizes(chosen):
             for k in sorted({*range(21), *range(21, n, 13), n - 1, n}):
                 got = directml_answer(typed, -1, k, largest)

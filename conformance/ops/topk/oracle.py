@@ -6,9 +6,11 @@ NaN; this answer places NaN above every number (and the judge marks such input a
 the defined domain).
 
 Linear in the input where K is small: per sequence, the K-th best value is found by
-partition (selection, not a sort), every element strictly better than it is taken, then the
-lowest-indexed elements tied with it until K are taken, and only those K are sorted (by
-value, ties by index). Sequences are handled in blocks of at most BLOCK elements, and a
+partition (selection, not a sort; of a sample first, where K is small against the
+sequence), every element strictly better than it is taken, then the lowest-indexed elements
+tied with it until K are taken (looked for in a prefix of the sequence: where ties are
+many, the first ones lie near its front), and only those K are sorted (by value, ties by
+index). Sequences are handled in blocks of at most BLOCK elements, and a
 sequence longer than that a piece at a time (a running best K), so that no temporary is
 larger than a block, whatever the input's size; the input itself is never copied whole."""
 
