@@ -158,29 +158,35 @@ class Sizes:
     full_sort_up_to: int
     chunk: int
     ties_prefix: int = oracle.TIES_PREFIX
+    crowd_from: int = oracle.CROWD_FROM
+    crowd_sample: int = oracle.CROWD_SAMPLE
 
 
 DEFAULT_SIZES = Sizes(oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM,
                       oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX)
+SIZE_NAMES = {"block": "BLOCK", "sample_step": "SAMPLE_STEP", "sampled_from": "SAMPLED_FROM",
+              "full_sort_up_to": "FULL_SORT_UP_TO", "ties_prefix": "TIES_PREFIX",
+              "crowd_from": "CROWD_FROM", "crowd_sample": "CROWD_SAMPLE"}
 
 
 @contextmanager
 def sizes(chosen: Sizes) -> Iterator[None]:
-    saved = (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO, keys.CHUNK,
-             oracle.TIES_PREFIX)
-    oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM = chosen.block, chosen.sample_step, chosen.sampled_from
-    oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX = chosen.full_sort_up_to, chosen.chunk, chosen.ties_prefix
+    saved = {name: getattr(oracle, name) for name in SIZE_NAMES.values()}, keys.CHUNK
+    for field, name in SIZE_NAMES.items():
+        setattr(oracle, name, getattr(chosen, field))
+    keys.CHUNK = chosen.chunk
     try:
         yield
     finally:
-        (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO,
-         keys.CHUNK, oracle.TIES_PREFIX) = saved
+        for name, value in saved[0].items():
+            setattr(oracle, name, value)
+        keys.CHUNK = saved[1]
 
 
 small_sizes = st.builds(
     Sizes, block=st.integers(4, 64), sample_step=st.integers(2, 4),
     sampled_from=st.integers(4, 32), full_sort_up_to=st.integers(1, 8), chunk=st.integers(1, 16),
-    ties_prefix=st.integers(1, 8),
+    ties_prefix=st.integers(1, 8), crowd_from=st.integers(4, 64), crowd_sample=st.integers(3, 16),
 )
 any_sizes = st.one_of(st.just(DEFAULT_SIZES), small_sizes)
 
@@ -257,29 +263,42 @@ def test_fast_oracle_matches_the_full_sort_on_tie_heavy_rows(inp: TopKInput, cho
     assert_same_answer(got, old_directml_answer(inp.x, inp.axis, inp.k, inp.largest))
 
 
+ADVERSARIAL = ["constant", "two-values", "ascending", "descending", "special", "off-sample"]
+# Pieces of a row (blocks of 32 or 7), and whole rows a block at a time (blocks of 2000).
+ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(2000, 2, 16, 4, 8, 2))
+
+
+def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block: int) -> np.ndarray[Any, Any]:
+    """A row where a sample bounds nothing (all ties, sorted, the worst values on the
+    sample's places and the others off them), or of special values."""
+    ramp = np.arange(n) % (100 if dtype.endswith("8") else n)
+    step = oracle.sample_step(min(n, block), max(k, 1))
+    x = {
+        "constant": np.zeros(n),
+        "two-values": (np.arange(n) % 7 == 3).astype(np.float64),
+        "ascending": ramp,
+        "descending": ramp[::-1],
+        "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
+        if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
+        "off-sample": np.where(np.arange(n) % step == 0, 0 if largest else 127, ramp % 100 + 1),
+    }[data]
+    with np.errstate(invalid="ignore", over="ignore"):
+        typed: np.ndarray[Any, Any] = x.astype(DTYPES[dtype])
+    return typed
+
+
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("largest", [True, False])
-@pytest.mark.parametrize("data", ["constant", "two-values", "ascending", "descending", "special", "off-sample"])
+@pytest.mark.parametrize("data", [*ADVERSARIAL, "all at once"])
 def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -> None:
-    """Inputs where a sample bounds nothing (all ties, sorted rows, the worst values on the
-    sample's places and the others off them) and special values, for K from 0 to n (every
-    small K, then a spread), through every path."""
+    """Adversarial rows (one at a time, or every kind in one input: rows of one block taking
+    different paths), for K from 0 to n (every small K, then a spread), through every path."""
     n = 300
-    ramp = np.arange(n) % (100 if dtype.endswith("8") else n)
-    for chosen in (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(300, 2, 16, 4, 8, 2)):
-        x = {
-            "constant": np.zeros(n),
-            "two-values": (np.arange(n) % 7 == 3).astype(np.float64),
-            "ascending": ramp,
-            "descending": ramp[::-1],
-            "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
-            if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
-            "off-sample": np.where(np.arange(n) % chosen.sample_step == 0, 0 if largest else 127, ramp % 100 + 1),
-        }[data]
-        with np.errstate(invalid="ignore", over="ignore"):
-            typed = x.astype(DTYPES[dtype])[None, :]
+    for chosen in ADVERSARIAL_SIZES:
         with sizes(chosen):
             for k in sorted({*range(21), *range(21, n, 13), n - 1, n}):
+                kinds = ADVERSARIAL if data == "all at once" else [data]
+                typed = np.stack([adversarial_row(kind, dtype, n, k, largest, chosen.block) for kind in kinds])
                 got = directml_answer(typed, -1, k, largest)
                 assert_same_answer(got, old_directml_answer(typed, -1, k, largest))
 
