@@ -160,13 +160,16 @@ class Sizes:
     ties_prefix: int = oracle.TIES_PREFIX
     crowd_from: int = oracle.CROWD_FROM
     crowd_sample: int = oracle.CROWD_SAMPLE
+    parallel_from: int = oracle.PARALLEL_FROM
+    threads: int | None = oracle.THREADS
 
 
 DEFAULT_SIZES = Sizes(oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM,
                       oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX)
 SIZE_NAMES = {"block": "BLOCK", "sample_step": "SAMPLE_STEP", "sampled_from": "SAMPLED_FROM",
               "full_sort_up_to": "FULL_SORT_UP_TO", "ties_prefix": "TIES_PREFIX",
-              "crowd_from": "CROWD_FROM", "crowd_sample": "CROWD_SAMPLE"}
+              "crowd_from": "CROWD_FROM", "crowd_sample": "CROWD_SAMPLE",
+              "parallel_from": "PARALLEL_FROM", "threads": "THREADS"}
 
 
 @contextmanager
@@ -187,6 +190,7 @@ small_sizes = st.builds(
     Sizes, block=st.integers(4, 64), sample_step=st.integers(2, 4),
     sampled_from=st.integers(4, 32), full_sort_up_to=st.integers(1, 8), chunk=st.integers(1, 16),
     ties_prefix=st.integers(1, 8), crowd_from=st.integers(4, 64), crowd_sample=st.integers(3, 16),
+    parallel_from=st.integers(0, 64), threads=st.integers(1, 4),
 )
 any_sizes = st.one_of(st.just(DEFAULT_SIZES), small_sizes)
 
@@ -264,8 +268,10 @@ def test_fast_oracle_matches_the_full_sort_on_tie_heavy_rows(inp: TopKInput, cho
 
 
 ADVERSARIAL = ["constant", "two-values", "ascending", "descending", "special", "off-sample"]
-# Pieces of a row (blocks of 32 or 7), and whole rows a block at a time (blocks of 2000).
-ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(2000, 2, 16, 4, 8, 2))
+# Pieces of a row (blocks of 32 or 7), whole rows a block at a time (blocks of 2000), and
+# both on several threads.
+ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(2000, 2, 16, 4, 8, 2),
+                     Sizes(2000, 2, 16, 4, 8, 2, 16, 8, 0, 3), Sizes(64, 2, 16, 4, 8, 2, 16, 8, 0, 2))
 
 
 def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block: int) -> np.ndarray[Any, Any]:
@@ -292,7 +298,8 @@ def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block:
 @pytest.mark.parametrize("data", [*ADVERSARIAL, "all at once"])
 def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -> None:
     """Adversarial rows (one at a time, or every kind in one input: rows of one block taking
-    different paths), for K from 0 to n (every small K, then a spread), through every path."""
+    different paths), for K from 0 to n (every small K, then a spread), through every path,
+    on one thread and on several."""
     n = 300
     for chosen in ADVERSARIAL_SIZES:
         with sizes(chosen):

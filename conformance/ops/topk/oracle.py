@@ -12,11 +12,17 @@ tied with it until K are taken (looked for in a prefix of the sequence: where ti
 many, the first ones lie near its front), and only those K are sorted (by value, ties by
 index). Sequences are handled in blocks of at most BLOCK elements, and a
 sequence longer than that a piece at a time (a running best K), so that no temporary is
-larger than a block, whatever the input's size; the input itself is never copied whole."""
+larger than a block, whatever the input's size; the input itself is never copied whole.
+Sequences are independent: blocks of them (or spans of a long one) go to several threads
+where the input is large (`threads`), each with its share of BLOCK."""
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -41,6 +47,10 @@ TIES_PREFIX = 64
 # (`_crowded`), in a sample of CROWD_SAMPLE elements.
 CROWD_FROM = 256
 CROWD_SAMPLE = 64
+# Inputs from this many elements are shared among threads (`threads`): one per core this
+# process may run on, or THREADS where set.
+PARALLEL_FROM = 1 << 16
+THREADS: int | None = None
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,8 @@ class Answer:
 
 
 def directml_answer(x: np.ndarray[Any, Any], axis: int, k: int, largest: bool) -> Answer:
-    """Vectorized over every sequence; any rank, any axis (negative counts from the back)."""
+    """Vectorized over every sequence; any rank, any axis (negative counts from the back).
+    Blocks of sequences (or spans of a long one) on every core (`threads`)."""
     axis = axis % x.ndim
     n = x.shape[axis]
     if not 0 <= k <= n:
@@ -61,15 +72,55 @@ def directml_answer(x: np.ndarray[Any, Any], axis: int, k: int, largest: bool) -
     count = sequence_count(x.shape, axis)
     indices = np.empty((count, k), dtype=np.int64)
     if k and count:
-        if n > BLOCK:
+        workers = threads(x.size)
+        if n > BLOCK // workers:
             for row in range(count):
-                indices[row] = top_k_long(row_block(x, axis, row, row + 1)[0], k, largest)
+                indices[row] = top_k_long(row_block(x, axis, row, row + 1)[0], k, largest, workers)
         else:
-            for start, block in row_blocks(x, axis, BLOCK):
-                indices[start : start + len(block)] = top_k(comparable(block), k, largest)
+
+            def block(start: int, stop: int) -> None:
+                indices[start:stop] = top_k(comparable(row_block(x, axis, start, stop)), k, largest)
+
+            in_parallel(block, row_runs(count, n, workers), workers)
     shape = output_shape(x.shape, axis, k)
     placed = from_rows(indices, shape, axis)
     return Answer(np.take_along_axis(x, placed, axis=axis), placed)
+
+
+def threads(elements: int) -> int:
+    """Threads worth starting on this many elements: one below PARALLEL_FROM (starting them
+    costs more than it saves), else one per core this process may run on. Each takes its
+    share of BLOCK, so that the temporaries of all of them together stay within a block."""
+    if elements < PARALLEL_FROM:
+        return 1
+    if THREADS is not None:
+        return THREADS
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, cores or 1)
+
+
+def row_runs(count: int, length: int, workers: int) -> list[tuple[int, int]]:
+    """(start, stop) of consecutive runs of `count` rows of `length` elements: each within
+    a worker's share of BLOCK (at least one row), as many as a multiple of `workers` (so
+    that the workers finish together)."""
+    most = max(1, (BLOCK // workers) // max(1, length))
+    parts = -(-count // most)
+    parts = min(count, -(-parts // workers) * workers)
+    per = -(-count // parts)
+    return [(start, min(count, start + per)) for start in range(0, count, per)]
+
+
+def in_parallel(work: Callable[[int, int], None], runs: list[tuple[int, int]], workers: int) -> None:
+    """work(start, stop) for every run, on up to `workers` threads: numpy lets go of the GIL
+    in what takes the time (partitions, sorts, comparisons, gathers). Threads started here
+    end here: none is left running in the process."""
+    if workers == 1 or len(runs) == 1:
+        for start, stop in runs:
+            work(start, stop)
+        return
+    with ThreadPoolExecutor(min(workers, len(runs))) as pool:
+        for _ in pool.map(lambda run: work(*run), runs):
+            pass
 
 
 def nan_rows(x: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
@@ -279,22 +330,43 @@ def _select_among(
     return positions
 
 
-def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
-    """`top_k` of one sequence longer than BLOCK, a piece at a time: a running best K (in
-    ascending index) merged with each piece's candidates. An element of a later piece equal
-    to the running K-th best never displaces it (its index is higher), so a piece offers
-    only elements strictly better than that; and only its own best K of those."""
+def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool, workers: int = 1) -> np.ndarray[Any, Any]:
+    """`top_k` of one sequence longer than a worker's share of BLOCK: each worker takes an
+    equal span of it; the best K of each span (`_best_of_span`, in ascending index) together
+    hold the best K of the sequence, and are selected among by the sequence's own order."""
     n = row.shape[0]
-    if 4 * k > BLOCK:  # no gain in pieces: the running best K is as large as a piece
+    piece_size = max(1, BLOCK // workers)
+    if 4 * k > piece_size:  # no gain in pieces: the running best K is as large as a piece
         whole: np.ndarray[Any, Any] = top_k(comparable(row)[None, :], k, largest)[0]
         return whole
-    # One representation for the whole row: its values where numpy compares them in the
-    # DirectML order, else keys (NaN somewhere in the row, or bfloat16).
+    bounds = sorted({n * i // workers for i in range(workers + 1)})
+    found: dict[int, np.ndarray[Any, Any]] = {}
+
+    def span(start: int, stop: int) -> None:
+        found[start] = start + _best_of_span(row[start:stop], k, largest, piece_size)
+
+    in_parallel(span, list(itertools.pairwise(bounds)), workers)
+    candidates = np.concatenate([found[start] for start in bounds[:-1]])  # ascending index
+    chosen = top_k(comparable(row[candidates])[None, :], k, largest)[0]
+    best: np.ndarray[Any, Any] = candidates[chosen]
+    return best
+
+
+def _best_of_span(row: np.ndarray[Any, Any], k: int, largest: bool, piece_size: int) -> np.ndarray[Any, Any]:
+    """The positions of the best K of `row` (or all of a shorter one), in ascending position,
+    a piece at a time: a running best K merged with each piece's candidates. An element of a
+    later piece equal to the running K-th best never displaces it (its index is higher), so
+    a piece offers only elements strictly better than that; and only its own best K of
+    those."""
+    n = row.shape[0]
+    k = min(k, n)
+    # One representation for the whole span: its values where numpy compares them in the
+    # DirectML order, else keys (NaN somewhere in the span, or bfloat16).
     use_keys = not natively_ordered(row)
     pool_c: np.ndarray[Any, Any] | None = None
     pool_i = np.empty(0, dtype=np.int64)
-    for start in range(0, n, BLOCK):
-        piece = row[start : start + BLOCK]
+    for start in range(0, n, piece_size):
+        piece = row[start : start + piece_size]
         c = value_key(piece) if use_keys else piece
         if pool_c is not None and len(pool_i) == k:
             worst = pool_c.min() if largest else pool_c.max()
@@ -311,9 +383,8 @@ def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[A
             keep = np.sort(select(merged_c[None, :], k, largest)[0])
             merged_c, merged_i = merged_c[keep], merged_i[keep]
         pool_c, pool_i = merged_c, merged_i
-    assert pool_c is not None and len(pool_i) == k
-    ordered: np.ndarray[Any, Any] = pool_i[stable_order(pool_c[None, :], largest)[0]]
-    return ordered
+    assert len(pool_i) == k
+    return pool_i
 
 
 def in_order(answer: Answer, axis: int, order: Order) -> Answer:
