@@ -77,6 +77,12 @@ def row_blocks(x: np.ndarray[Any, Any], axis: int, elements: int) -> Iterator[tu
 def gather_rows(x: np.ndarray[Any, Any], axis: int, idx_rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """x's elements at `idx_rows` (sequences, k), per sequence, as rows; reads only those
     elements of x (no copy of x in any layout)."""
+    view = rows_view(x, axis)
+    if view is not None and view.flags.c_contiguous:
+        # One flat position per element: several times faster than take_along_axis's pairs.
+        offsets = np.arange(view.shape[0], dtype=np.int64)[:, None] * view.shape[1]
+        flat: np.ndarray[Any, Any] = view.ravel()[idx_rows + offsets]
+        return flat
     moved = np.moveaxis(x, axis, -1)
     picked = np.take_along_axis(moved, idx_rows.reshape(*moved.shape[:-1], idx_rows.shape[1]), axis=-1)
     return picked.reshape(idx_rows.shape)
