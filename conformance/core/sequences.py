@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -63,15 +62,6 @@ def pick_rows(x: np.ndarray[Any, Any], axis: int, rows: np.ndarray[Any, Any]) ->
     moved = np.moveaxis(x, axis, -1)
     picked = moved[np.unravel_index(rows, moved.shape[:-1])]
     return picked
-
-
-def row_blocks(x: np.ndarray[Any, Any], axis: int, elements: int) -> Iterator[tuple[int, np.ndarray[Any, Any]]]:
-    """(first sequence, rows) for consecutive blocks of whole sequences, each of at most
-    `elements` elements (at least one sequence per block)."""
-    count = sequence_count(x.shape, axis)
-    per_block = max(1, elements // max(1, x.shape[axis]))
-    for start in range(0, count, per_block):
-        yield start, row_block(x, axis, start, min(count, start + per_block))
 
 
 def gather_rows(x: np.ndarray[Any, Any], axis: int, idx_rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

@@ -28,8 +28,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from conformance.core.dtypes import is_float
 from conformance.core.keys import comparable, has_nan, nan_mask, natively_ordered, value_key
-from conformance.core.sequences import from_rows, output_shape, row_block, row_blocks, sequence_count
+from conformance.core.sequences import from_rows, output_shape, row_block, sequence_count
 
 Order = Literal["value", "index", "none"]
 
@@ -125,19 +126,43 @@ def in_parallel(work: Callable[[int, int], None], runs: list[tuple[int, int]], w
 
 def nan_rows(x: np.ndarray[Any, Any], axis: int) -> np.ndarray[Any, Any]:
     """Per sequence (as `sequences.as_rows` numbers them), whether it holds a NaN; tested in
-    x's own type, a block at a time."""
+    x's own type, a block at a time, the blocks (or spans of a long sequence) on several
+    threads as in `directml_answer`."""
     axis = axis % x.ndim
     count = sequence_count(x.shape, axis)
     found = np.zeros(count, dtype=bool)
-    if not has_nan(x):
+    if not is_float(x.dtype) or x.size == 0:
         return found
-    if x.shape[axis] > BLOCK:
+    n = x.shape[axis]
+    workers = threads(x.size)
+    if n > BLOCK // workers:
         for row in range(count):
-            found[row] = has_nan(row_block(x, axis, row, row + 1)[0])
+            found[row] = _has_nan_in_spans(row_block(x, axis, row, row + 1)[0], workers)
     else:
-        for start, block in row_blocks(x, axis, BLOCK):
-            found[start : start + len(block)] = nan_mask(block).any(axis=1)
+
+        def block(start: int, stop: int) -> None:
+            rows = row_block(x, axis, start, stop)
+            if has_nan(rows):  # one pass of a minimum; a mask only where there is NaN
+                found[start:stop] = nan_mask(rows).any(axis=1)
+
+        in_parallel(block, row_runs(count, n, workers), workers)
     return found
+
+
+def _has_nan_in_spans(sequence: np.ndarray[Any, Any], workers: int) -> bool:
+    """Whether one long sequence holds a NaN, an equal span of it per worker."""
+    spans_with_nan: list[bool] = []
+
+    def span(start: int, stop: int) -> None:
+        spans_with_nan.append(has_nan(sequence[start:stop]))
+
+    in_parallel(span, _spans(len(sequence), workers), workers)
+    return any(spans_with_nan)
+
+
+def _spans(n: int, workers: int) -> list[tuple[int, int]]:
+    """(start, stop) of `workers` equal spans of a sequence of n (none empty)."""
+    return list(itertools.pairwise(sorted({n * i // workers for i in range(workers + 1)})))
 
 
 def stable_order(c: np.ndarray[Any, Any], largest: bool) -> np.ndarray[Any, Any]:
@@ -339,14 +364,14 @@ def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool, workers: int = 
     if 4 * k > piece_size:  # no gain in pieces: the running best K is as large as a piece
         whole: np.ndarray[Any, Any] = top_k(comparable(row)[None, :], k, largest)[0]
         return whole
-    bounds = sorted({n * i // workers for i in range(workers + 1)})
+    runs = _spans(n, workers)
     found: dict[int, np.ndarray[Any, Any]] = {}
 
     def span(start: int, stop: int) -> None:
         found[start] = start + _best_of_span(row[start:stop], k, largest, piece_size)
 
-    in_parallel(span, list(itertools.pairwise(bounds)), workers)
-    candidates = np.concatenate([found[start] for start in bounds[:-1]])  # ascending index
+    in_parallel(span, runs, workers)
+    candidates = np.concatenate([found[start] for start, _ in runs])  # ascending index
     chosen = top_k(comparable(row[candidates])[None, :], k, largest)[0]
     best: np.ndarray[Any, Any] = candidates[chosen]
     return best
