@@ -24,6 +24,12 @@ Prints one line per figure, each a ratio against a peer measured in this run on 
   (NaN, +-inf and +-0.0 mixed in at rate 0.25: ONNX Runtime places NaN inconsistently).
   Target: under 4x.
 
+Both sides use the cores: ONNX Runtime's TopK runs on its own intra-op thread pool (its
+default, one thread per physical core), and the oracle and the judge's NaN test on one thread
+per core this process may run on (`conformance.ops.topk.oracle.threads`, for inputs of 2^16
+elements or more; numpy lets go of the GIL in what takes their time). The rest of the judge
+is one thread.
+
 Times are the best of `--repeat` runs (ONNX Runtime's before and after ours; each side
 timed on its own after a pause, since ONNX Runtime's threads spin on after a run). The last
 line is `benchmark: ok` when every target holds, else `benchmark: short` and the figures
