@@ -6,15 +6,16 @@ NaN; this answer places NaN above every number (and the judge marks such input a
 the defined domain).
 
 Linear in the input where K is small: per sequence, the K-th best value is found by
-partition (selection, not a sort; of a sample first, where K is small against the
-sequence), every element strictly better than it is taken, then the lowest-indexed elements
-tied with it until K are taken (looked for in a prefix of the sequence: where ties are
-many, the first ones lie near its front), and only those K are sorted (by value, ties by
-index). Sequences are handled in blocks of at most BLOCK elements, and a
-sequence longer than that a piece at a time (a running best K), so that no temporary is
-larger than a block, whatever the input's size; the input itself is never copied whole.
-Sequences are independent: blocks of them (or spans of a long one) go to several threads
-where the input is large (`threads`), each with its share of BLOCK."""
+selection, not a sort (a partition; of a sample first where K is small against the
+sequence; a sort only where one value crowds the sequence, since numpy's partition slows
+down many times over there), every element strictly better than it is taken, then the
+lowest-indexed elements tied with it until K are taken (looked for in a prefix of the
+sequence: where ties are many, the first ones lie near its front), and only those K are
+sorted (by value, ties by index). Sequences are independent: blocks of them go to one
+thread per core where the input is large (`threads`), each block within its thread's share
+of BLOCK elements, and a sequence longer than that share is split in equal spans, one per
+thread, each taken a piece at a time (a running best K); so no temporary is larger than a
+block in all, whatever the input's size, and the input itself is never copied whole."""
 
 from __future__ import annotations
 
