@@ -267,7 +267,7 @@ def test_fast_oracle_matches_the_full_sort_on_tie_heavy_rows(inp: TopKInput, cho
     assert_same_answer(got, old_directml_answer(inp.x, inp.axis, inp.k, inp.largest))
 
 
-ADVERSARIAL = ["constant", "two-values", "ascending", "descending", "special", "off-sample"]
+ADVERSARIAL = ["constant", "two-values", "ascending", "descending", "special", "off-sample", "on-sample"]
 # Pieces of a row (blocks of 32 or 7), whole rows a block at a time (blocks of 2000), and
 # both on several threads.
 ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(2000, 2, 16, 4, 8, 2),
@@ -276,7 +276,8 @@ ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1,
 
 def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block: int) -> np.ndarray[Any, Any]:
     """A row where a sample bounds nothing (all ties, sorted, the worst values on the
-    sample's places and the others off them), or of special values."""
+    sample's places and the others off them) or too much (the best values on the sample's
+    places), or of special values."""
     ramp = np.arange(n) % (100 if dtype.endswith("8") else n)
     step = oracle.sample_step(min(n, block), max(k, 1))
     x = {
@@ -287,6 +288,7 @@ def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block:
         "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
         if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
         "off-sample": np.where(np.arange(n) % step == 0, 0 if largest else 127, ramp % 100 + 1),
+        "on-sample": np.where(np.arange(n) % step == 0, ramp % 100 + (1 if largest else 0), 0 if largest else 127),
     }[data]
     with np.errstate(invalid="ignore", over="ignore"):
         typed: np.ndarray[Any, Any] = x.astype(DTYPES[dtype])
@@ -308,6 +310,41 @@ def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -
                 typed = np.stack([adversarial_row(kind, dtype, n, k, largest, chosen.block) for kind in kinds])
                 got = directml_answer(typed, -1, k, largest)
                 assert_same_answer(got, old_directml_answer(typed, -1, k, largest))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16", "uint8"])
+@pytest.mark.parametrize("largest", [True, False])
+def test_fast_oracle_retries_the_rows_its_bound_was_too_good_for(
+    dtype: str, largest: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sample's j-th best (j < K, `sample_reach`, here for 202 rows) can be better than the row's K-th best:
+    where the best values sit on the sample's places (distinct, or each twice: the sample
+    then foretells ties the row does not hold), and now and then by chance (distinct
+    values, 200 rows). Those rows are done again with the sample's K-th best."""
+    safe_calls: list[bool] = []
+    original = oracle._select_sampled
+
+    def spy(c: np.ndarray[Any, Any], k: int, largest: bool, safe: bool = False) -> np.ndarray[Any, Any]:
+        safe_calls.append(safe)
+        return original(c, k, largest, safe)
+
+    monkeypatch.setattr(oracle, "_select_sampled", spy)
+    rng = np.random.default_rng(5)
+    n = 4000
+    for k in (5, 10, 20, 40):
+        with sizes(Sizes(oracle.BLOCK, 2, 16, 64, keys.CHUNK)):
+            step = oracle.sample_step(n, k)
+            assert oracle.sample_reach(step, k, 202) < k
+            on_sample = np.arange(n) % step == 0
+            distinct = np.where(on_sample, n + np.arange(n), np.arange(n) % 7)
+            pairs = np.where(on_sample, n + np.arange(n) // (2 * step), np.arange(n) % 7)
+            rows = np.stack([distinct, pairs, *(rng.permutation(n) for _ in range(200))])
+            with np.errstate(invalid="ignore", over="ignore"):
+                x = (rows if largest else -rows).astype(DTYPES[dtype])
+            got = directml_answer(x, -1, k, largest)
+        assert_same_answer(got, old_directml_answer(x, -1, k, largest))
+    if dtype in ("float32", "int64"):  # exact values: the retries happen
+        assert any(safe_calls)
 
 
 # --- keys ------------------------------------------------------------------------------------

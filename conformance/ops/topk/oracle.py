@@ -45,6 +45,8 @@ SAMPLED_FROM = 4096
 SAMPLE_STEP = 16
 # The first prefix of a row looked in for the elements tied with the K-th best.
 TIES_PREFIX = 64
+# Calls with this many rows or more take the nearer bound of a sample (`sample_reach`).
+RETRIES_SPREAD = 16
 # Rows from this long are looked at for a crowd of equal values before a partition
 # (`_crowded`), in a sample of CROWD_SAMPLE elements.
 CROWD_FROM = 256
@@ -258,23 +260,30 @@ def _select_partitioned(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.nd
     row_of, columns, counts = _better(c, kth, largest)
     positions = np.empty((rows, k), dtype=np.int64)
     positions[row_of, _ranks(counts)] = columns
-    _fill_with_ties(c, np.arange(rows), kth[:, 0], counts, positions)
+    missed = _fill_with_ties(c, np.arange(rows), kth[:, 0], counts, positions)
+    assert not missed.size, "fewer ties with the K-th best than places"
     return positions
 
 
 def _fill_with_ties(
     c: np.ndarray[Any, Any], ids: np.ndarray[Any, Any], value: np.ndarray[Any, Any],
     taken: np.ndarray[Any, Any], positions: np.ndarray[Any, Any],
-) -> None:
+    density: np.ndarray[Any, Any] | None = None,
+) -> np.ndarray[Any, Any]:
     """Fills positions[i, taken[j]:] (i = ids[j]) with the positions of the first elements of
-    row i of `c` equal to value[j], as many as there are places (the row holds that many).
-    They are looked for in a prefix of the row, lengthened for the rows where it held too
-    few: where ties are many the first ones lie near the front, and no pass over whole rows
-    (or a running count along them) is needed."""
+    row i of `c` equal to value[j], as many as there are places; gives back the rows (of
+    `ids`) that hold fewer, left unfilled. They are looked for in a prefix of the row,
+    lengthened for the rows where it held too few: where ties are many the first ones lie
+    near the front, and no pass over whole rows (or a running count along them) is needed.
+    `density`, the share of each row's elements thought equal to its value, sizes the first
+    prefix."""
     n = c.shape[1]
     need = positions.shape[1] - taken
     pending = np.arange(len(ids))
-    width = min(n, max(TIES_PREFIX, 4 * int(need.max(initial=0))))
+    width = max(TIES_PREFIX, 4 * int(need.max(initial=0)))
+    if density is not None and len(ids):
+        width = max(width, int((need / density).max() * 1.5))
+    width = min(n, width)
     while pending.size:
         prefix = c[ids[pending], :width] if len(pending) < c.shape[0] else c[:, :width]
         flat = np.flatnonzero(prefix == value[pending, None])
@@ -286,12 +295,15 @@ def _fill_with_ties(
         done = pending[row_of[keep]]
         positions[ids[done], taken[done] + rank[keep]] = flat[keep] - row_of[keep] * width
         short = found < wanted
-        assert width < n or not short.any(), "fewer ties than places"
         pending = pending[short]
+        if width == n:
+            break
         # Long enough for the rows still short if ties keep their density so far, and at
         # least twice the last prefix.
         density = np.maximum(found[short], 1) / width
         width = min(n, max(2 * width, int((wanted[short] / density).max(initial=0) * 1.25)))
+    missed: np.ndarray[Any, Any] = ids[pending]
+    return missed
 
 
 def sample_step(n: int, k: int) -> int:
@@ -301,30 +313,60 @@ def sample_step(n: int, k: int) -> int:
     return max(SAMPLE_STEP, math.isqrt(n // k) * 2 // 3)
 
 
-def _select_sampled(c: np.ndarray[Any, Any], k: int, largest: bool) -> np.ndarray[Any, Any]:
-    """`select` on long rows with small K, without partitioning whole rows. The K-th best of
-    a sample (every `sample_step`-th element) is at worst the row's K-th best: where fewer than
-    K elements are strictly better than it, it is the row's K-th best itself, and those
-    elements and the first ones equal to it are the answer (heavy ties, found in a prefix);
-    else the K best are among those better ones (a few times K where the sample is fair),
-    which go, padded into a small array with a value worse than every one of them, through
-    `_select_partitioned`. Rows where the sample bounds too little (sorted input) are
-    partitioned whole."""
+def sample_reach(step: int, k: int, rows: int) -> int:
+    """Which best of the sample bounds the row: the sample's j-th best has about j * step
+    elements of the row at least as good. Among many rows, j = 4K / step (at least 3)
+    leaves about 4K candidates (each costs tens of nanoseconds: fewer pay for the sample's
+    K-th best, which leaves about K * step), and fewer than K in one to four rows of distinct
+    values in a hundred (measured), done again with the sample's K-th best, which never
+    leaves fewer. Among few rows (RETRIES_SPREAD), where one row done again would double
+    the time, j = 8K / step (at least 6): fewer than K about once in 10^5. At most K."""
+    if rows >= RETRIES_SPREAD:
+        return min(k, max(3, -(-4 * k // step)))
+    return min(k, max(6, -(-8 * k // step)))
+
+
+def _select_sampled(c: np.ndarray[Any, Any], k: int, largest: bool, safe: bool = False) -> np.ndarray[Any, Any]:
+    """`select` on long rows with small K, without partitioning whole rows. The bound is a
+    sample's j-th best (every `sample_step`-th element; j as `sample_reach`, or K where
+    `safe`). Where K or more elements are strictly better than it, the K best are among
+    those (a few times K where the sample is fair), which go, padded into a small array with
+    a value worse than every one of them, through `_select_partitioned`; rows where the
+    bound leaves too many (sorted input) are partitioned whole. Where fewer are, and the row
+    holds enough elements equal to the bound to fill K, the bound is the K-th best, and
+    those elements and the first ones equal to it are the answer (heavy ties: found in a
+    prefix of the row). Where it does not (the bound was better than the K-th best), the row
+    is done again with the sample's K-th best, which is at worst the row's K-th best."""
     rows, n = c.shape
     step = sample_step(n, k)
-    bound = _kth_best(c[:, ::step], k, largest)
+    sample = np.ascontiguousarray(c[:, ::step])  # read twice: gathered once
+    bound = _kth_best(sample, k if safe else sample_reach(step, k, rows), largest)
     row_of, columns, counts = _better(c, bound, largest)
     positions = np.empty((rows, k), dtype=np.int64)
-    exact = counts < k
-    if exact.any():  # the bound is the K-th best
-        ids = np.flatnonzero(exact)
-        keep = exact[row_of]
+    short = counts < k
+    if short.any():
+        ids = np.flatnonzero(short)
+        keep = short[row_of]
         positions[row_of[keep], _ranks(counts[ids])] = columns[keep]
-        _fill_with_ties(c, ids, bound[ids, 0], counts[ids], positions)
+        if safe:
+            missed = _fill_with_ties(c, ids, bound[ids, 0], counts[ids], positions)
+            assert not missed.size, "the sample's K-th best left fewer than K"
+        else:
+            # The sample's copies of the bound foretell the row's: where it holds one
+            # (distinct values, mostly), a bound better than the K-th best is likelier than
+            # ties enough to fill K, and the row is done again at once.
+            copies = np.count_nonzero(sample[ids] == bound[ids], axis=1)
+            tied = copies >= 2
+            hopeful = ids[tied]
+            missed = _fill_with_ties(c, hopeful, bound[hopeful, 0], counts[hopeful], positions,
+                                     copies[tied] / sample.shape[1])
+            again = np.sort(np.concatenate([ids[~tied], missed]))
+            if again.size:
+                positions[again] = _select_sampled(c[again], k, largest, safe=True)
     heavy = counts > max(n // 8, 4 * step * k)
     if heavy.any():
         positions[heavy] = _select_partitioned(c[heavy], k, largest)
-    light = ~exact & ~heavy
+    light = ~short & ~heavy
     if light.all():
         positions = _select_among(c, row_of, columns, counts, k, largest)
     elif light.any():
