@@ -308,8 +308,10 @@ def _fill_with_ties(
 
 def sample_step(n: int, k: int) -> int:
     """Every how many elements of a row of `n` the sample takes one, for K: a sample of about
-    1.5 * sqrt(n * K) elements (at most every SAMPLE_STEP-th) leaves about K * n / sample
-    candidates, which balances the sample's partition against the candidates' selection."""
+    1.5 * sqrt(n * K) elements, at most every SAMPLE_STEP-th. With the sample's K-th best
+    for a bound, which leaves about K * n / sample candidates, that balanced the sample's
+    partition against the candidates' selection (measured); with `sample_reach`'s nearer
+    bound the candidates depend less on it, and the larger sample finds more ties."""
     return max(SAMPLE_STEP, math.isqrt(n // k) * 2 // 3)
 
 
