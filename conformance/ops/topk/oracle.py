@@ -66,9 +66,13 @@ class Answer:
     values_given: bool = True
 
 
-def directml_answer(x: np.ndarray[Any, Any], axis: int, k: int, largest: bool) -> Answer:
+def directml_answer(
+    x: np.ndarray[Any, Any], axis: int, k: int, largest: bool, nan_in_rows: np.ndarray[Any, Any] | None = None,
+) -> Answer:
     """Vectorized over every sequence; any rank, any axis (negative counts from the back).
-    Blocks of sequences (or spans of a long one) on every core (`threads`)."""
+    Blocks of sequences (or spans of a long one) on every core (`threads`). `nan_in_rows`:
+    per sequence, whether it holds NaN (`nan_rows`), where the caller has it: no pass over
+    the input to find out then."""
     axis = axis % x.ndim
     n = x.shape[axis]
     if not 0 <= k <= n:
@@ -79,11 +83,13 @@ def directml_answer(x: np.ndarray[Any, Any], axis: int, k: int, largest: bool) -
         workers = threads(x.size)
         if n > BLOCK // workers:
             for row in range(count):
-                indices[row] = top_k_long(row_block(x, axis, row, row + 1)[0], k, largest, workers)
+                nan = None if nan_in_rows is None else bool(nan_in_rows[row])
+                indices[row] = top_k_long(row_block(x, axis, row, row + 1)[0], k, largest, workers, nan)
         else:
 
             def block(start: int, stop: int) -> None:
-                indices[start:stop] = top_k(comparable(row_block(x, axis, start, stop)), k, largest)
+                nan = None if nan_in_rows is None else bool(nan_in_rows[start:stop].any())
+                indices[start:stop] = top_k(comparable(row_block(x, axis, start, stop), nan=nan), k, largest)
 
             in_parallel(block, row_runs(count, n, workers), workers)
     shape = output_shape(x.shape, axis, k)
@@ -283,6 +289,8 @@ def _fill_with_ties(
     width = max(TIES_PREFIX, 4 * int(need.max(initial=0)))
     if density is not None and len(ids):
         width = max(width, int((need / density).max() * 1.5))
+    if n <= 8 * TIES_PREFIX:  # short rows (candidates, mostly): whole at once
+        width = n
     width = min(n, width)
     while pending.size:
         prefix = c[ids[pending], :width] if len(pending) < c.shape[0] else c[:, :width]
@@ -400,20 +408,25 @@ def _select_among(
     return positions
 
 
-def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool, workers: int = 1) -> np.ndarray[Any, Any]:
+def top_k_long(
+    row: np.ndarray[Any, Any], k: int, largest: bool, workers: int = 1, nan: bool | None = None,
+) -> np.ndarray[Any, Any]:
     """`top_k` of one sequence longer than a worker's share of BLOCK: each worker takes an
     equal span of it; the best K of each span (`_best_of_span`, in ascending index) together
-    hold the best K of the sequence, and are selected among by the sequence's own order."""
+    hold the best K of the sequence, and are selected among by the sequence's own order.
+    `nan`: whether the sequence holds NaN, where known."""
     n = row.shape[0]
     piece_size = max(1, BLOCK // workers)
     if 4 * k > piece_size:  # no gain in pieces: the running best K is as large as a piece
-        whole: np.ndarray[Any, Any] = top_k(comparable(row)[None, :], k, largest)[0]
+        whole: np.ndarray[Any, Any] = top_k(comparable(row, nan=nan)[None, :], k, largest)[0]
         return whole
     runs = _spans(n, workers)
     found: dict[int, np.ndarray[Any, Any]] = {}
 
     def span(start: int, stop: int) -> None:
-        found[start] = start + _best_of_span(row[start:stop], k, largest, piece_size)
+        # A span of a sequence without NaN has none; one of a sequence with NaN is keyed
+        # (keys order like the values, so a span without NaN among them is still right).
+        found[start] = start + _best_of_span(row[start:stop], k, largest, piece_size, nan)
 
     in_parallel(span, runs, workers)
     candidates = np.concatenate([found[start] for start, _ in runs])  # ascending index
@@ -422,7 +435,9 @@ def top_k_long(row: np.ndarray[Any, Any], k: int, largest: bool, workers: int = 
     return best
 
 
-def _best_of_span(row: np.ndarray[Any, Any], k: int, largest: bool, piece_size: int) -> np.ndarray[Any, Any]:
+def _best_of_span(
+    row: np.ndarray[Any, Any], k: int, largest: bool, piece_size: int, nan: bool | None = None,
+) -> np.ndarray[Any, Any]:
     """The positions of the best K of `row` (or all of a shorter one), in ascending position,
     a piece at a time: a running best K merged with each piece's candidates. An element of a
     later piece equal to the running K-th best never displaces it (its index is higher), so
@@ -432,7 +447,7 @@ def _best_of_span(row: np.ndarray[Any, Any], k: int, largest: bool, piece_size: 
     k = min(k, n)
     # One representation for the whole span: its values where numpy compares them in the
     # DirectML order, else keys (NaN somewhere in the span, or bfloat16).
-    use_keys = not natively_ordered(row)
+    use_keys = not natively_ordered(row, nan)
     pool_c: np.ndarray[Any, Any] | None = None
     pool_i = np.empty(0, dtype=np.int64)
     for start in range(0, n, piece_size):
