@@ -26,6 +26,7 @@ from strategies import ALL_PROFILES, TopKInput, property_settings, tensors, topk
 from conformance.core import keys
 from conformance.core.dtypes import DTYPES, is_float, to_jsonable
 from conformance.operator.discrepancy import LONG_SEQUENCE, kept_elements, shown
+from conformance.operator.fuzzing import any_element, special_values
 from conformance.operator.outcome import Outputs
 from conformance.ops.topk import judge as judge_module
 from conformance.ops.topk import oracle, profiles
@@ -156,27 +157,40 @@ class Sizes:
     sampled_from: int
     full_sort_up_to: int
     chunk: int
+    ties_prefix: int = oracle.TIES_PREFIX
+    crowd_from: int = oracle.CROWD_FROM
+    crowd_sample: int = oracle.CROWD_SAMPLE
+    parallel_from: int = oracle.PARALLEL_FROM
+    threads: int | None = oracle.THREADS
 
 
 DEFAULT_SIZES = Sizes(oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM,
-                      oracle.FULL_SORT_UP_TO, keys.CHUNK)
+                      oracle.FULL_SORT_UP_TO, keys.CHUNK, oracle.TIES_PREFIX)
+SIZE_NAMES = {"block": "BLOCK", "sample_step": "SAMPLE_STEP", "sampled_from": "SAMPLED_FROM",
+              "full_sort_up_to": "FULL_SORT_UP_TO", "ties_prefix": "TIES_PREFIX",
+              "crowd_from": "CROWD_FROM", "crowd_sample": "CROWD_SAMPLE",
+              "parallel_from": "PARALLEL_FROM", "threads": "THREADS"}
 
 
 @contextmanager
 def sizes(chosen: Sizes) -> Iterator[None]:
-    saved = (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO, keys.CHUNK)
-    oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM = chosen.block, chosen.sample_step, chosen.sampled_from
-    oracle.FULL_SORT_UP_TO, keys.CHUNK = chosen.full_sort_up_to, chosen.chunk
+    saved = {name: getattr(oracle, name) for name in SIZE_NAMES.values()}, keys.CHUNK
+    for field, name in SIZE_NAMES.items():
+        setattr(oracle, name, getattr(chosen, field))
+    keys.CHUNK = chosen.chunk
     try:
         yield
     finally:
-        (oracle.BLOCK, oracle.SAMPLE_STEP, oracle.SAMPLED_FROM, oracle.FULL_SORT_UP_TO,
-         keys.CHUNK) = saved
+        for name, value in saved[0].items():
+            setattr(oracle, name, value)
+        keys.CHUNK = saved[1]
 
 
 small_sizes = st.builds(
     Sizes, block=st.integers(4, 64), sample_step=st.integers(2, 4),
     sampled_from=st.integers(4, 32), full_sort_up_to=st.integers(1, 8), chunk=st.integers(1, 16),
+    ties_prefix=st.integers(1, 8), crowd_from=st.integers(4, 64), crowd_sample=st.integers(3, 16),
+    parallel_from=st.integers(0, 64), threads=st.integers(1, 4),
 )
 any_sizes = st.one_of(st.just(DEFAULT_SIZES), small_sizes)
 
@@ -191,6 +205,28 @@ def long_rows(draw: st.DrawFn) -> TopKInput:
     x = draw(tensors(dtype, (rows, n)))
     k = draw(st.one_of(st.integers(0, min(n, 8)), st.integers(0, n)))
     axis = draw(st.sampled_from([-1, 0, 1]))
+    if axis == 0:
+        x = np.ascontiguousarray(x.T)  # sequences along the first axis: a strided layout
+    return TopKInput(x, axis, k, draw(st.booleans()))
+
+
+@st.composite
+def tie_heavy_rows(draw: st.DrawFn) -> TopKInput:
+    """1-4 sequences of up to 3000 elements drawn from a pool of 2 to 40 values, some far
+    more often than others: the dtype's special ones (-0.0 and +0.0, NaN with and without
+    sign and payload, infinities, extremes) and any others; every dtype; small K mostly,
+    but any K in [0, n]. The K-th best is tied with many, near the front of the row or far
+    from it."""
+    dtype = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
+    pool = draw(st.lists(st.one_of(st.sampled_from(special_values(dtype)), any_element(dtype)),
+                         min_size=2, max_size=40, unique=True))
+    rows, n = draw(st.integers(1, 4)), draw(st.integers(1, 3000))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    storage = keys.key_dtype(dtype) if is_float(dtype) else dtype
+    weights = rng.dirichlet(np.full(len(pool), 0.5))
+    x = rng.choice(np.array(pool, dtype=storage), size=(rows, n), p=weights).view(dtype)
+    k = draw(st.one_of(st.integers(0, min(n, 16)), st.integers(0, n)))
+    axis = draw(st.sampled_from([-1, 0]))
     if axis == 0:
         x = np.ascontiguousarray(x.T)  # sequences along the first axis: a strided layout
     return TopKInput(x, axis, k, draw(st.booleans()))
@@ -218,19 +254,37 @@ def test_fast_oracle_matches_the_full_sort(inp: TopKInput, chosen: Sizes) -> Non
 @property_settings(max_examples=300)
 @given(long_rows(), any_sizes)
 def test_fast_oracle_matches_the_full_sort_on_long_rows(inp: TopKInput, chosen: Sizes) -> None:
+    want = old_directml_answer(inp.x, inp.axis, inp.k, inp.largest)
     with sizes(chosen):
-        got = directml_answer(inp.x, inp.axis, inp.k, inp.largest)
-    assert_same_answer(got, old_directml_answer(inp.x, inp.axis, inp.k, inp.largest))
+        assert_same_answer(directml_answer(inp.x, inp.axis, inp.k, inp.largest), want)
+        told = oracle.nan_rows(inp.x, inp.axis)
+        assert_same_answer(directml_answer(inp.x, inp.axis, inp.k, inp.largest, told), want)
 
 
-@pytest.mark.parametrize("dtype", sorted(DTYPES))
-@pytest.mark.parametrize("largest", [True, False])
-@pytest.mark.parametrize("data", ["constant", "two-values", "ascending", "descending", "special"])
-def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -> None:
-    """Inputs where a sample bounds nothing (all ties, sorted rows) and special values, for
-    K from 0 to n (every small K, then a spread), through every path."""
-    n = 300
+@property_settings(max_examples=300)
+@given(tie_heavy_rows(), any_sizes)
+def test_fast_oracle_matches_the_full_sort_on_tie_heavy_rows(inp: TopKInput, chosen: Sizes) -> None:
+    want = old_directml_answer(inp.x, inp.axis, inp.k, inp.largest)
+    with sizes(chosen):
+        assert_same_answer(directml_answer(inp.x, inp.axis, inp.k, inp.largest), want)
+        # Told which sequences hold NaN, as a case tells it (no pass of its own to find out).
+        told = oracle.nan_rows(inp.x, inp.axis)
+        assert_same_answer(directml_answer(inp.x, inp.axis, inp.k, inp.largest, told), want)
+
+
+ADVERSARIAL = ["constant", "two-values", "ascending", "descending", "special", "off-sample", "on-sample"]
+# Pieces of a row (blocks of 32 or 7), whole rows a block at a time (blocks of 2000), and
+# both on several threads.
+ADVERSARIAL_SIZES = (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8, 2), Sizes(7, 3, 4, 1, 1, 1), Sizes(2000, 2, 16, 4, 8, 2),
+                     Sizes(2000, 2, 16, 4, 8, 2, 16, 8, 0, 3), Sizes(64, 2, 16, 4, 8, 2, 16, 8, 0, 2))
+
+
+def adversarial_row(data: str, dtype: str, n: int, k: int, largest: bool, block: int) -> np.ndarray[Any, Any]:
+    """A row where a sample bounds nothing (all ties, sorted, the worst values on the
+    sample's places and the others off them) or too much (the best values on the sample's
+    places), or of special values."""
     ramp = np.arange(n) % (100 if dtype.endswith("8") else n)
+    step = oracle.sample_step(min(n, block), max(k, 1))
     x = {
         "constant": np.zeros(n),
         "two-values": (np.arange(n) % 7 == 3).astype(np.float64),
@@ -238,14 +292,64 @@ def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -
         "descending": ramp[::-1],
         "special": np.resize([np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -np.nan], n)
         if dtype.startswith(("float", "bfloat")) else np.resize([0, 1, -1, 127], n),
+        "off-sample": np.where(np.arange(n) % step == 0, 0 if largest else 127, ramp % 100 + 1),
+        "on-sample": np.where(np.arange(n) % step == 0, ramp % 100 + (1 if largest else 0), 0 if largest else 127),
     }[data]
     with np.errstate(invalid="ignore", over="ignore"):
-        typed = x.astype(DTYPES[dtype])[None, :]
-    for chosen in (DEFAULT_SIZES, Sizes(32, 2, 16, 4, 8), Sizes(7, 3, 4, 1, 1)):
+        typed: np.ndarray[Any, Any] = x.astype(DTYPES[dtype])
+    return typed
+
+
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("data", [*ADVERSARIAL, "all at once"])
+def test_fast_oracle_on_adversarial_rows(dtype: str, largest: bool, data: str) -> None:
+    """Adversarial rows (one at a time, or every kind in one input: rows of one block taking
+    different paths), for K from 0 to n (every small K, then a spread), through every path,
+    on one thread and on several."""
+    n = 300
+    for chosen in ADVERSARIAL_SIZES:
         with sizes(chosen):
             for k in sorted({*range(21), *range(21, n, 13), n - 1, n}):
+                kinds = ADVERSARIAL if data == "all at once" else [data]
+                typed = np.stack([adversarial_row(kind, dtype, n, k, largest, chosen.block) for kind in kinds])
                 got = directml_answer(typed, -1, k, largest)
                 assert_same_answer(got, old_directml_answer(typed, -1, k, largest))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bfloat16", "uint8"])
+@pytest.mark.parametrize("largest", [True, False])
+def test_fast_oracle_retries_the_rows_its_bound_was_too_good_for(
+    dtype: str, largest: bool, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sample's j-th best (j < K, `sample_reach`, here for 202 rows) can be better than the row's K-th best:
+    where the best values sit on the sample's places (distinct, or each twice: the sample
+    then foretells ties the row does not hold), and now and then by chance (distinct
+    values, 200 rows). Those rows are done again with the sample's K-th best."""
+    safe_calls: list[bool] = []
+    original = oracle._select_sampled
+
+    def spy(c: np.ndarray[Any, Any], k: int, largest: bool, safe: bool = False) -> np.ndarray[Any, Any]:
+        safe_calls.append(safe)
+        return original(c, k, largest, safe)
+
+    monkeypatch.setattr(oracle, "_select_sampled", spy)
+    rng = np.random.default_rng(5)
+    n = 4000
+    for k in (5, 10, 20, 40):
+        with sizes(Sizes(oracle.BLOCK, 2, 16, 64, keys.CHUNK)):
+            step = oracle.sample_step(n, k)
+            assert oracle.sample_reach(step, k, 202) < k
+            on_sample = np.arange(n) % step == 0
+            distinct = np.where(on_sample, n + np.arange(n), np.arange(n) % 7)
+            pairs = np.where(on_sample, n + np.arange(n) // (2 * step), np.arange(n) % 7)
+            rows = np.stack([distinct, pairs, *(rng.permutation(n) for _ in range(200))])
+            with np.errstate(invalid="ignore", over="ignore"):
+                x = (rows if largest else -rows).astype(DTYPES[dtype])
+            got = directml_answer(x, -1, k, largest)
+        assert_same_answer(got, old_directml_answer(x, -1, k, largest))
+    if dtype in ("float32", "int64"):  # exact values: the retries happen
+        assert any(safe_calls)
 
 
 # --- keys ------------------------------------------------------------------------------------
@@ -296,7 +400,7 @@ def judged_outputs(draw: st.DrawFn) -> tuple[TopKInput, Profile, Outputs]:
     """An input, a profile and an output near the DirectML answer or far from it: the
     answer itself, reordered, with an index replaced, random indices (out of range and
     repeated too), values not the input's."""
-    inp = draw(st.one_of(topk_inputs(), long_rows()))
+    inp = draw(st.one_of(topk_inputs(), long_rows(), tie_heavy_rows()))
     profile = draw(st.sampled_from(ALL_PROFILES))
     answer = in_order(old_directml_answer(inp.x, inp.axis, inp.k, inp.largest), inp.axis, profile.order)
     axis = inp.axis_index

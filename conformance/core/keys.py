@@ -92,19 +92,20 @@ def better_key(x: np.ndarray[Any, Any], largest: bool, nan_high: bool = True) ->
     return inverted
 
 
-def natively_ordered(x: np.ndarray[Any, Any]) -> bool:
+def natively_ordered(x: np.ndarray[Any, Any], nan: bool | None = None) -> bool:
     """Whether numpy's own comparisons of x's elements are the DirectML order: every
-    integer type, and float16/32/64 without NaN (-0.0 == +0.0 there, as ties)."""
+    integer type, and float16/32/64 without NaN (-0.0 == +0.0 there, as ties). `nan`:
+    whether x holds NaN, where the caller knows (no pass over x then)."""
     if not is_float(x.dtype):
         return True
-    return x.dtype != _BFLOAT16 and not has_nan(x)
+    return x.dtype != _BFLOAT16 and not (has_nan(x) if nan is None else nan)
 
 
-def comparable(x: np.ndarray[Any, Any], nan_high: bool = True) -> np.ndarray[Any, Any]:
+def comparable(x: np.ndarray[Any, Any], nan_high: bool = True, nan: bool | None = None) -> np.ndarray[Any, Any]:
     """x itself where numpy compares its elements in the DirectML order, else its key: an
     array whose <, == and sorting order the elements by value, -0.0 tied with +0.0, NaN
-    above (or below) every number."""
-    return x if natively_ordered(x) else value_key(x, nan_high)
+    above (or below) every number. `nan` as natively_ordered's."""
+    return x if natively_ordered(x, nan) else value_key(x, nan_high)
 
 
 def _chunks(x: np.ndarray[Any, Any]) -> Iterator[np.ndarray[Any, Any]]:

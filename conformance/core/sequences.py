@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from itertools import pairwise
 from typing import Any
 
@@ -65,18 +64,15 @@ def pick_rows(x: np.ndarray[Any, Any], axis: int, rows: np.ndarray[Any, Any]) ->
     return picked
 
 
-def row_blocks(x: np.ndarray[Any, Any], axis: int, elements: int) -> Iterator[tuple[int, np.ndarray[Any, Any]]]:
-    """(first sequence, rows) for consecutive blocks of whole sequences, each of at most
-    `elements` elements (at least one sequence per block)."""
-    count = sequence_count(x.shape, axis)
-    per_block = max(1, elements // max(1, x.shape[axis]))
-    for start in range(0, count, per_block):
-        yield start, row_block(x, axis, start, min(count, start + per_block))
-
-
 def gather_rows(x: np.ndarray[Any, Any], axis: int, idx_rows: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """x's elements at `idx_rows` (sequences, k), per sequence, as rows; reads only those
     elements of x (no copy of x in any layout)."""
+    view = rows_view(x, axis)
+    if view is not None and view.flags.c_contiguous:
+        # One flat position per element: several times faster than take_along_axis's pairs.
+        offsets = np.arange(view.shape[0], dtype=np.int64)[:, None] * view.shape[1]
+        flat: np.ndarray[Any, Any] = view.ravel()[idx_rows + offsets]
+        return flat
     moved = np.moveaxis(x, axis, -1)
     picked = np.take_along_axis(moved, idx_rows.reshape(*moved.shape[:-1], idx_rows.shape[1]), axis=-1)
     return picked.reshape(idx_rows.shape)

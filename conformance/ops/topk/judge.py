@@ -116,10 +116,17 @@ def _row_rules(
     in_range = (i_rows >= 0) & (i_rows < n)
     bad_range: np.ndarray[Any, Any] = ~np.all(in_range, axis=1)
     idx = np.where(in_range, i_rows, 0).astype(np.int64)
-    # Repeats by sorting each output sequence (K log K); an out-of-range entry gets a
+    # Sequences whose indices are the DirectML answer's, in its order (a conforming output
+    # mostly), are in range, distinct and its selection: no sort is needed to tell.
+    as_answer = np.zeros(len(idx), dtype=bool)
+    if shortcut and k:
+        as_answer = (in_range & (idx == as_rows(case.directml_answer.indices, case.axis_index))).all(axis=1)
+    others = np.flatnonzero(~as_answer)
+    # Repeats by sorting each other output sequence (K log K); an out-of-range entry gets a
     # negative stand-in of its own, so that it repeats nothing.
-    distinct = np.sort(np.where(in_range, idx, -1 - np.arange(k, dtype=np.int64)), axis=1)
-    bad_unique: np.ndarray[Any, Any] = (distinct[:, 1:] == distinct[:, :-1]).any(axis=1)
+    distinct = np.sort(np.where(in_range[others], idx[others], -1 - np.arange(k, dtype=np.int64)), axis=1)
+    bad_unique = np.zeros(len(idx), dtype=bool)
+    bad_unique[others] = (distinct[:, 1:] == distinct[:, :-1]).any(axis=1)
     valid = ~(bad_range | bad_unique)
     gathered = gather_rows(case.x, case.axis_index, idx)
     bad_gather = ~_same_bits(gathered, v_rows).all(axis=1) & ~bad_range
@@ -129,7 +136,7 @@ def _row_rules(
     }
     if k == 0:
         return bad
-    rules = _Rules(case, profile, gathered, idx, valid, shortcut)
+    rules = _Rules(case, profile, gathered, idx, valid, shortcut, as_answer, others, distinct)
     nan_rows = case.nan_rows
     high = rules.placed(nan_high=True)
     if nan_rows.any():
@@ -166,6 +173,9 @@ class _Rules:
     idx: np.ndarray[Any, Any]  # the output's indices (out-of-range ones as 0)
     valid: np.ndarray[Any, Any]  # sequences whose indices are in range and distinct
     shortcut: bool
+    as_answer: np.ndarray[Any, Any]  # sequences whose indices are the DirectML answer's
+    others: np.ndarray[Any, Any]  # the other sequences (their numbers)
+    distinct: np.ndarray[Any, Any]  # their indices sorted (out-of-range ones negative)
 
     def placed(self, nan_high: bool, rows: np.ndarray[Any, Any] | None = None) -> dict[str, np.ndarray[Any, Any]]:
         """The rules for every sequence, or for sequences `rows` only."""
@@ -179,8 +189,7 @@ class _Rules:
         # (which holds every dialect's selection rule, with NaN above every number).
         scan = valid.copy()
         if self.shortcut and nan_high:
-            answer = np.sort(as_rows(case.directml_answer.indices, case.axis_index)[row_ids], axis=1)
-            scan &= ~(np.sort(idx, axis=1) == answer).all(axis=1)
+            scan &= ~self.same_selection()[row_ids]
         bad_selection = np.zeros(len(idx), dtype=bool)
         if scan.any():
             bad_selection[scan] = _scan_selection(
@@ -201,6 +210,15 @@ class _Rules:
             "order": bad_order & valid,
             "tie-order": bad_tie_order & valid,
         }
+
+    def same_selection(self) -> np.ndarray[Any, Any]:
+        """Per sequence, whether the output selects the DirectML answer's set (meaningful
+        where the indices are valid)."""
+        same = self.as_answer.copy()
+        if self.others.size:
+            answer = as_rows(self.case.directml_answer.indices, self.case.axis_index)[self.others]
+            same[self.others] = (self.distinct == np.sort(answer, axis=1)).all(axis=1)
+        return same
 
 
 def _scan_selection(
