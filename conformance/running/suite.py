@@ -232,20 +232,27 @@ class _Parallel:
                 self.emit(worker.unavailable(unit.case, unit.variant))
                 unit.next += 1
                 continue
-            if worker.ready():
-                worker.begin(unit.case, unit.variant)
-                lane.starting, lane.deadline = False, time.monotonic() + worker.request_timeout(unit.case)
-            else:
-                if worker.starting() is None:
-                    worker.stop(graceful=False)  # a dead one, if any
-                    worker.spawn()
-                    if worker.start_failure:  # it could not be started at all
-                        continue
-                lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
-            if not any(lane is other for other in self.lanes):
-                self.lanes.append(lane)
-            return
+            if self._send(lane, lambda: worker.begin(unit.case, unit.variant), worker.request_timeout(unit.case)):
+                return
         self.lanes = [other for other in self.lanes if other is not lane]
+
+    def _send(self, lane: _Lane, begin: Callable[[], None], timeout: float) -> bool:
+        """Begin the lane's request where its worker is ready, else start the worker (the
+        request follows once it is); False where the worker could not be started at all."""
+        worker = lane.worker
+        if worker.ready():
+            begin()
+            lane.starting, lane.deadline = False, time.monotonic() + timeout
+        else:
+            if worker.starting() is None:
+                worker.stop(graceful=False)  # a dead one, if any
+                worker.spawn()
+                if worker.start_failure:
+                    return False
+            lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
+        if not any(lane is other for other in self.lanes):
+            self.lanes.append(lane)
+        return True
 
     def _advance_pack(self, lane: _Lane, pack: _Pack) -> None:
         """Send the pack, once the worker is ready; where the backend cannot start, skip it."""
@@ -255,20 +262,9 @@ class _Parallel:
                 self.emit(worker.unavailable(case, variant))
             self.lanes = [other for other in self.lanes if other is not lane]
             return
-        if worker.ready():
-            worker.begin_pack(pack.items)
-            # One compilation and one run of one model: the time limit of one graph.
-            lane.starting, lane.deadline = False, time.monotonic() + worker.timeout
-        else:
-            if worker.starting() is None:
-                worker.stop(graceful=False)
-                worker.spawn()
-                if worker.start_failure:
-                    self._advance_pack(lane, pack)
-                    return
-            lane.starting, lane.deadline = True, time.monotonic() + worker.timeout
-        if not any(lane is other for other in self.lanes):
-            self.lanes.append(lane)
+        # One compilation and one run of one model: the time limit of one graph.
+        if not self._send(lane, lambda: worker.begin_pack(pack.items), worker.timeout):
+            self._advance_pack(lane, pack)
 
     def _pack_finished(self, lane: _Lane, pack: _Pack, answers: list[Result | None] | None) -> None:
         """Emit the pack's final results; every other graph goes back to the queue's front,
