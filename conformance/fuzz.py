@@ -53,7 +53,7 @@ from conformance.ops.registry import DEFAULT, OPERATORS, operator
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
 from conformance.running.runner import variants_for
-from conformance.running.suite import Executor, Executors
+from conformance.running.suite import Executor, Executors, PackExecutor
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
     from conformance.operator.fuzzing import FuzzExample, FuzzSupport
@@ -114,6 +114,8 @@ class Status:
     """What the live line shows."""
 
     examples: int = 0  # inputs run on the backend (replays from memory not counted)
+    searched: int = 0  # inputs run through several graph variants at once (the search, not shrinking)
+    packs: int = 0  # of those, the inputs whose graphs ran as one model (the backend runs packs)
     calls: int = 0  # inputs hypothesis asked about
     search: int = 0
     shrinking: str = ""
@@ -126,8 +128,12 @@ class Session:
 
     def __init__(self, backend: Backend, execute: Executor, out: Path, seed: int, budget: float,
                  dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None,
-                 takes: Collection[str] | None = None, op: str = DEFAULT) -> None:
+                 takes: Collection[str] | None = None, op: str = DEFAULT,
+                 execute_pack: PackExecutor | None = None) -> None:
         self.backend = backend
+        # An input's graphs as one model where the backend runs packs: only their passes are
+        # taken from it, every other graph runs alone (runner.execute_pack), as in `run --pack`.
+        self.execute_pack = execute_pack
         self.op = op
         self.support = _support(op)
         self.execute = execute
@@ -168,10 +174,24 @@ class Session:
         if missing:
             case = self.case_of(example)
             self.examples[key] = example
-            for variant in missing:
-                self.memory[(key, variant.label)] = self.execute(case, variant)
+            packed = self._packed(case, missing)
+            for variant, answer in zip(missing, packed, strict=True):
+                self.memory[(key, variant.label)] = answer if answer is not None else self.execute(case, variant)
             self.status.examples += 1
         return [self.memory[(key, v.label)] for v in variants]
+
+    def _packed(self, case: Case, variants: list[Variant]) -> list[Result | None]:
+        """The graphs' final results from one pack (None: run it alone); all None where
+        there is no pack to run."""
+        if len(variants) > 1:
+            self.status.searched += 1
+        if self.execute_pack is None or len(variants) < 2:
+            return [None] * len(variants)
+        answers = self.execute_pack([(case, variant) for variant in variants])
+        if answers is None or len(answers) != len(variants):
+            return [None] * len(variants)  # the worker died or hung: each graph alone
+        self.status.packs += 1
+        return answers
 
     # --- the test function hypothesis calls ------------------------------------------
 
@@ -360,7 +380,8 @@ def _search(session: Session, search: int, database: Any) -> FuzzExample | None:
 
 def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: int,
          dtypes: tuple[str, ...] | None = None, on_change: Callable[[Session], None] = lambda s: None,
-         info: dict[str, Any] | None = None, takes: Collection[str] | None = None, op: str = DEFAULT) -> Session:
+         info: dict[str, Any] | None = None, takes: Collection[str] | None = None, op: str = DEFAULT,
+         execute_pack: PackExecutor | None = None) -> Session:
     """Searches until the budget is spent; every finding is written to `out` and checked.
     SIGINT or SIGTERM (Interrupted) and a file that cannot be written (WriteError) end the
     search: the summary is written with what was found (where it can be), and the session
@@ -369,7 +390,7 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
     database_path = out / ".hypothesis" / "examples"
     check_database(database_path)
     database = keeping_database(database_path)
-    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes, op=op)
+    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes, op=op, execute_pack=execute_pack)
     session.on_change = lambda: on_change(session)
     search = 0
     try:
@@ -557,6 +578,7 @@ def write_summary(session: Session, out: Path) -> Path:
     summary = {
         "backend": session.backend.name, "seed": session.seed, "examples": session.status.examples,
         "calls": session.status.calls, "searches": session.status.search,
+        "searched": session.status.searched, "packed": session.status.packs,
         "seconds": round(time.monotonic() - session.started, 1),
         "stopped": _stopped(session.stop),
         "signatures": [
@@ -622,6 +644,9 @@ def add_parser(commands: Any) -> None:
                               help=f"the operator whose inputs to search ({', '.join(OPERATORS)}; default {DEFAULT})")
     fuzz_command.add_argument("--dtype", action="append", metavar="NAME",
                               help="only this element type (repeatable; default: all twelve)")
+    fuzz_command.add_argument("--pack", action=argparse.BooleanOptionalAction, default=True,
+                              help="run each input's graphs as one model where the backend runs packs (OpenVINO); "
+                              "only passes are taken from a pack, every other graph runs alone (default: on)")
     fuzz_command.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                               help="time one graph may take before its worker is killed (default: 60)")
 
@@ -669,12 +694,14 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
             return 2
         info = dict(probe.info)
         execute = executors.for_backend(backend)
+        execute_pack = executors.packs_for_backend(backend) if args.pack else None
         takes = executors.takes(backend)  # the graph variants it takes, as its worker answered
         dtypes = tuple(d for d in DTYPE_ORDER if d in args.dtype) if args.dtype else None
         console.print(f"fuzz {backend.name}: seed {seed}, budget {args.budget:g} s, {len(takes)} "
                       f"graph variants per input, writing to {args.out}")
         with _display(console) as show:
-            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes, args.op)
+            session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes, args.op,
+                           execute_pack)
     finally:
         executors.close()
     for finding in findings(session):

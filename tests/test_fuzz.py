@@ -18,6 +18,7 @@ from backends.onnx_reference import OnnxReference
 from conformance import fuzz
 from conformance.cases.loader import load_file
 from conformance.ops.topk.case import Case
+from conformance.ops.topk.fuzz import FuzzInput
 from conformance.running.suite import Executors
 
 pytest.importorskip("hypothesis")
@@ -45,6 +46,7 @@ def test_a_short_run_finds_a_known_kind_of_discrepancy_and_writes_a_case_that_re
     _, summary = openvino_run
     found = summary["findings"]
     assert found, "20 s on openvino-cpu found nothing"
+    assert 0 < summary["packed"] <= summary["searched"], summary  # packs by default where the backend runs them
     known = _baseline_kinds(OPENVINO)
     kinds = {(f["graph"], f["k_source"], f["verdict"], tuple(f["rules"])) for f in found}
     assert kinds & known, f"none of {sorted(kinds)} is a kind the committed baseline records"
@@ -157,3 +159,42 @@ def test_a_case_file_names_the_runs_seed_past_search_999() -> None:
                            seed=2026 * 1000 + 1673, search=1673, all_results=[result])
     first = fuzz.case_text(finding, {}).splitlines()[0]
     assert "--seed 2026`" in first and "(search 1673, hypothesis seed 2027673)" in first, first
+
+
+# --- packs: an input's graphs as one model, each graph's result as alone --------------------
+
+
+PACK_EXAMPLES = (
+    FuzzInput(np.array([[3, 1, 2, 5], [0, 7, 7, 1]], np.int32), axis=1, k=2),  # passes, mostly
+    FuzzInput(np.array([1, 2, 2, 2, np.nan, 0], np.float32), axis=0, k=3, largest=False),  # NaN and ties
+    FuzzInput(np.array([[1, 1], [1, 1], [0, 2]], np.float16), axis=0, k=1, stable=True),  # all tied columns
+    FuzzInput(np.array([2**40 + 1, 2**40, -(2**62)], np.int64), axis=-1, k=2, sort="index"),
+)
+
+
+def test_an_inputs_graphs_in_a_pack_get_the_results_they_get_alone(tmp_path: Path) -> None:
+    from backends.openvino_native import OpenVINO
+
+    executors = Executors(timeout=60)
+    try:
+        backend = OpenVINO("CPU")
+        executors.probe([backend])
+        execute, takes = executors.for_backend(backend), executors.takes(backend)
+        execute_pack = executors.packs_for_backend(backend)
+        assert execute_pack is not None, "OpenVINO runs packs"
+        packed = fuzz.Session(backend, execute, tmp_path, 1, 60, takes=takes, execute_pack=execute_pack)
+        alone = fuzz.Session(backend, execute, tmp_path, 1, 60, takes=takes)
+        verdicts = set()
+        for example in PACK_EXAMPLES:
+            in_pack, by_itself = packed.results(example, packed.variants), alone.results(example, alone.variants)
+            assert in_pack is not None and by_itself is not None
+            assert [_judged(r) for r in in_pack] == [_judged(r) for r in by_itself], example
+            verdicts |= {r.verdict for r in by_itself}
+    finally:
+        executors.close()
+    assert packed.status.packs == packed.status.searched == len(PACK_EXAMPLES) and alone.status.packs == 0
+    assert {"pass", "divergent"} <= verdicts, verdicts  # passes from the pack, the rest run alone
+
+
+def _judged(result: Any) -> tuple[Any, ...]:
+    return (result.graph, result.k_source, result.verdict, tuple(result.rules), result.domain, result.message)

@@ -35,6 +35,9 @@ from conformance.running.runner import GraphCache, execute, packable, variants_f
 from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of
 
 Executor = Callable[[Case, Variant], Result]
+# Graphs run as one model: each one's final result, or None (to run alone); None for all
+# where the pack could not run (Worker.execute_pack).
+PackExecutor = Callable[[list[tuple[Case, Variant]]], "list[Result | None] | None"]
 
 
 def unavailable(case: Case, backend: Backend, probe: Probe) -> Iterator[Result]:
@@ -86,6 +89,14 @@ class Executors:
             return self._first_worker(backend).execute
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
+
+    def packs_for_backend(self, backend: Backend) -> PackExecutor | None:
+        """Packs of graphs on the backend's first worker, waited for (the fuzzer's way); None
+        where the backend runs no packs (its probe's answer) or runs in this process."""
+        probe = self.probes.get(backend.name)
+        if not self.isolate or probe is None or not probe.packs:
+            return None
+        return self._first_worker(backend).execute_pack
 
     @staticmethod
     def probe_once(backends: Sequence[Backend], timeout: float) -> dict[str, Probe]:

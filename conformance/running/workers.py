@@ -425,6 +425,22 @@ class Worker:
         with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
             self._connection.send(PackRequest(tuple(items)))
 
+    def execute_pack(self, items: list[tuple[Case, Variant]]) -> list[Result | None] | None:
+        """One pack, waited for under the time limit of one graph (one compilation and one
+        run of one model, as the scheduler's): its answers (runner.execute_pack), or None
+        where the worker could not start, died or hung (and was killed)."""
+        if self.start_failure:
+            return None
+        try:
+            connection = self._started()
+        except RuntimeError:
+            return None
+        self.begin_pack(items)
+        if not connection.poll(self.timeout):
+            self.stop(graceful=False)  # a hung worker cannot answer a stop request
+            return None
+        return self.receive_pack()
+
     def receive_pack(self) -> list[Result | None] | None:
         """The answers to the pack in flight (runner.execute_pack); None where the worker
         died (`died` says how)."""
