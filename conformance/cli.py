@@ -113,7 +113,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--pack", type=pack_size, default=DEFAULT_PACK, metavar="N",
                      help="run up to N graphs (of any cases) as one model on a backend that can (OpenVINO), "
                      "compiling once; every graph that does not pass in a pack is run again alone, and "
-                     f"that run is its result (default: {DEFAULT_PACK}, each graph alone; --in-process never packs)")
+                     "that run is its result; with --baseline, the graphs it lists run alone from the start "
+                     f"(default: {DEFAULT_PACK}, each graph alone; --in-process never packs)")
     run.add_argument("--no-graph-reuse", dest="graph_reuse", action="store_false",
                      help="open a session / compile a model for every graph, instead of sharing one "
                      "between graphs that are the same up to their name (a repeated case's runs share "
@@ -227,6 +228,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
             baseline = read_baseline(args.baseline)
         except BaselineError as exc:
             return _refused(str(exc))
+        # With --pack, what the baseline says does not pass runs alone from the start.
+        executors.alone = frozenset(entry.result_key for entry in baseline.entries.values())
     loaded = load_cases(args.cases or _corpus.default_case_roots())
     errors = [str(error) for error in loaded.errors]
     for line in errors:

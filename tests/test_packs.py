@@ -18,7 +18,7 @@ from conformance.cases.loader import load_cases
 from conformance.operator.interfaces import Case
 from conformance.results.records import Result
 from conformance.running.runner import GraphCache, execute, execute_pack, packable, variants_for
-from conformance.running.suite import Executors, run_cases
+from conformance.running.suite import Executors, _Pack, _Unit, _units, run_cases
 
 # Passes, errors (K out of range), fails and divergent results on openvino-cpu, in 3 files.
 FILES = (DOCUMENTED / "openvino-topk11.yaml",
@@ -83,3 +83,22 @@ def test_a_faulty_pack_is_split_or_rerun_and_every_graph_keeps_its_answer_alone(
     # Poisoned graphs that pass alone: recorded from those runs, not from the pack's.
     assert "pass" in {r.verdict for r in poisoned}
     assert all(r.compilations == 1 for r in poisoned if r.compilations)
+
+
+def test_graphs_a_baseline_lists_run_alone_from_the_start(alone: list[Result]) -> None:
+    """run --pack N --baseline B: a graph B lists as a discrepancy would run again alone, so
+    it goes alone at once; every other graph still packs, and every result is the same."""
+    known = frozenset((r.op, r.backend, r.case, r.graph, r.k_source) for r in alone
+                      if r.verdict in ("fail", "divergent", "error"))
+    assert known
+    executors = Executors(timeout=60, jobs=1, pack=8)
+    backend = OpenVINO("CPU")
+    probes = Executors.probe_once([backend], 60)
+    units = list(_units(_cases(), [backend], probes, lambda result: None, 8, known))
+    packed = {(case.op, backend.name, case.id, variant.graph, variant.k_label)
+              for unit in units if isinstance(unit, _Pack) for case, variant in unit.items}
+    single = [(unit.case.op, backend.name, unit.case.id, variant.graph, variant.k_label)
+              for unit in units if isinstance(unit, _Unit) for variant in unit.variants]
+    assert packed and not packed & known and known <= set(single)
+    executors.alone = known
+    assert [_record(r) for r in run_cases(_cases(), [backend], executors=executors)] == [_record(r) for r in alone]

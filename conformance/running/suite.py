@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
@@ -59,6 +59,9 @@ class Executors:
         self.timeout = timeout
         self.jobs = max(1, jobs) if isolate else 1
         self.graph_reuse = graph_reuse
+        # Graphs known not to pass, (op, backend, case, graph, k_source), as a baseline lists
+        # them: with packs they run alone from the start, not in a pack and then again alone.
+        self.alone: Collection[tuple[str, str, str, str, str]] = frozenset()
         self.workers: dict[str, list[Worker]] = {}
         self.in_process: dict[str, Backend] = {}
         self.graphs = GraphCache(reuse=graph_reuse)
@@ -401,7 +404,7 @@ def run_cases(
         else:
             executors.adopt(probes)
         if executors.isolate:
-            _Parallel(executors, emit).run(_units(cases, backends, probes, emit, executors.pack))
+            _Parallel(executors, emit).run(_units(cases, backends, probes, emit, executors.pack, executors.alone))
         else:
             for case in cases:
                 for backend in backends:
@@ -420,10 +423,12 @@ def run_cases(
 
 
 def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str, Probe],
-           emit: Callable[[Result], None], pack: int = 1) -> Iterator[_Unit | _Pack]:
+           emit: Callable[[Result], None], pack: int = 1,
+           alone: Collection[tuple[str, str, str, str, str]] = ()) -> Iterator[_Unit | _Pack]:
     """The units of work in sequential order; an unavailable backend's skips are emitted
     in their place. With `pack` > 1, a backend that runs packs gets its graphs of packable
-    cases in packs of `pack`, in order, over consecutive cases."""
+    cases in packs of `pack`, in order, over consecutive cases, except the graphs `alone`
+    names (known not to pass: they would run again alone), which run alone at once."""
     pending: dict[str, list[tuple[Case, Variant]]] = {}
     for case in cases:
         for backend in backends:
@@ -434,8 +439,11 @@ def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str,
                 continue
             variants = variants_for(backend, case, takes_of(backend, probe))
             if pack > 1 and probe.packs and packable(case):
+                known = [v for v in variants if (case.op, backend.name, case.id, v.graph, v.k_label) in alone]
+                if known:
+                    yield _Unit(case, backend, known)
                 items = pending.setdefault(backend.name, [])
-                items.extend((case, variant) for variant in variants)
+                items.extend((case, variant) for variant in variants if variant not in known)
                 while len(items) >= pack:
                     yield _Pack(backend, items[:pack])
                     del items[:pack]
