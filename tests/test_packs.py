@@ -6,10 +6,12 @@ the faults are injected into the packs only (tests/pack_backends.py)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import CASES, DOCUMENTED
+from harness import CASES, DOCUMENTED, run_cli
 from pack_backends import POISONED, CompileFailingPacks, DyingPacks, WrongPacks
 
 from backends.base import Backend
@@ -102,3 +104,23 @@ def test_graphs_a_baseline_lists_run_alone_from_the_start(alone: list[Result]) -
     assert packed and not packed & known and known <= set(single)
     executors.alone = known
     assert [_record(r) for r in run_cases(_cases(), [backend], executors=executors)] == [_record(r) for r in alone]
+
+
+def test_the_gate_with_packs_holds_and_records_what_a_run_alone_records(tmp_path: Path) -> None:
+    """The vendor's fast gate, `run --pack N --baseline B --strict-baseline`: B's discrepancies
+    run alone at once, the rest in packs, and the results file is the one a run alone writes."""
+    args = [arg for path in FILES for arg in ("--cases", path)] + ["--backend", "openvino-cpu", "--jobs", "1"]
+    alone = run_cli("run", *args, "--out", tmp_path / "alone")
+    assert alone.returncode == 0, alone.stderr
+    recorded = run_cli("baseline", tmp_path / "alone" / "results.json", "-o", tmp_path / "baseline.yaml")
+    assert recorded.returncode == 0, recorded.stderr
+    gated = run_cli("run", *args, "--pack", "8", "--baseline", tmp_path / "baseline.yaml", "--strict-baseline",
+                    "--out", tmp_path / "packed")
+    assert gated.returncode == 0 and "gate: held" in gated.stderr, gated.stderr
+
+    def records(folder: str) -> list[tuple[Any, ...]]:
+        results = json.loads((tmp_path / folder / "results.json").read_text(encoding="utf-8"))["results"]
+        return [(r["case"], r["graph"], r["k_source"], r["verdict"], r["rules"], r["domain"], r["message"])
+                for r in results]
+
+    assert records("packed") == records("alone")
