@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,3 +65,18 @@ def _spoiled(graph: Graph, outputs: Any) -> dict[str, np.ndarray[Any, Any]]:
         first = graph.outputs[0]
         spoiled[first] = np.ascontiguousarray(spoiled[first][..., :0])
     return spoiled
+
+
+class EveryPackDies(_Faulty):
+    """Every pack kills its worker process (the fuzzer's packs hold one input's graphs)."""
+
+    def run_pack(self, graphs: Sequence[Graph]) -> list[Execution]:
+        os._exit(70)
+
+
+class EveryPackHangs(_Faulty):
+    """Every pack hangs: its worker must be killed after the time limit."""
+
+    def run_pack(self, graphs: Sequence[Graph]) -> list[Execution]:
+        time.sleep(3600)
+        raise AssertionError("not reached")
