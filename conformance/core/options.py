@@ -9,16 +9,21 @@ import math
 MOST_JOBS = 256  # worker processes of a run: each holds a runtime (100-300 MB)
 
 
-def jobs(text: str) -> int:
-    """A number of parallel workers: 1 to MOST_JOBS (a huge one would start a process per
-    unit of work)."""
+def _one_to(text: str, most: int) -> int:
+    """A whole number from 1 to `most`, or the argument error naming what was wrong."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}") from None
-    if not 1 <= value <= MOST_JOBS:
-        raise argparse.ArgumentTypeError(f"must be 1 to {MOST_JOBS}, not {value}")
+    if not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"must be 1 to {most}, not {value}")
     return value
+
+
+def jobs(text: str) -> int:
+    """A number of parallel workers: 1 to MOST_JOBS (a huge one would start a process per
+    unit of work)."""
+    return _one_to(text, MOST_JOBS)
 
 
 MOST_PACK = 1024
@@ -27,13 +32,7 @@ DEFAULT_PACK = 1  # each graph alone; benchmarks/packs.py measures packing again
 
 def pack_size(text: str) -> int:
     """Graphs per pack: 1 (each graph alone) to MOST_PACK."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want a whole number, not {text!r}") from None
-    if not 1 <= value <= MOST_PACK:
-        raise argparse.ArgumentTypeError(f"must be 1 to {MOST_PACK}, not {value}")
-    return value
+    return _one_to(text, MOST_PACK)
 
 
 def positive_seconds(text: str) -> float:
