@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from backends.cache import cache_root
 from conformance.core.processes import die_with_parent
 
 # The onnxruntime-directml wheel carries onnxruntime.dll and DirectML.dll. constraints.txt
@@ -39,14 +40,6 @@ WINED3D_MARKER = b"Wine builtin DLL"  # zeroed, or Wine loads its builtin copy i
 
 BRIDGE_SOURCES = Path(__file__).parent / "bridge"
 BRIDGE_LIBRARIES = ("-ld3d12", "-ldxgi", "-lversion", "-lole32")
-
-
-def cache_root() -> Path:
-    """TOPK_CONFORMANCE_CACHE, else the XDG cache folder."""
-    if os.environ.get("TOPK_CONFORMANCE_CACHE"):
-        return Path(os.environ["TOPK_CONFORMANCE_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "topk-conformance"
 
 
 @dataclass(frozen=True)
