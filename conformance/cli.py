@@ -341,7 +341,7 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
 
 def _setup_isa_limits(console: Console) -> int:
     from backends.isa_limit import DEBIAN_PACKAGES, LIMITS
-    from backends.wine.provision import SetupError, install_packages
+    from backends.setup_steps import SetupError, install_packages
 
     try:
         install_packages(console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")
@@ -354,8 +354,9 @@ def _setup_isa_limits(console: Console) -> int:
 
 
 def _setup(console: Console) -> int:
+    from backends.setup_steps import SetupError
     from backends.wine.environment import default_setup
-    from backends.wine.provision import SetupError, provision
+    from backends.wine.provision import provision
 
     setup = default_setup()
     try:

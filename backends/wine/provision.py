@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from backends.setup_steps import Say, SetupError, install_packages
 from backends.wine.environment import (
     BRIDGE_LIBRARIES,
     BRIDGE_SOURCES,
@@ -35,12 +34,6 @@ from backends.wine.environment import (
     WineSetup,
 )
 
-Say = Callable[[str], None]
-
-
-class SetupError(RuntimeError):
-    """A step cannot be done here; the message says what to do instead."""
-
 
 def sha256(path: Path) -> str:
     digest = hashlib.sha256()
@@ -48,36 +41,6 @@ def sha256(path: Path) -> str:
         for block in iter(lambda: stream.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def missing_packages(packages: tuple[str, ...] = DEBIAN_PACKAGES) -> list[str]:
-    missing = []
-    for name in packages:
-        status = subprocess.run(
-            ["dpkg-query", "-W", "-f", "${Status}", name], capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, check=False,
-        ).stdout
-        if "install ok installed" not in status:
-            missing.append(name)
-    return missing
-
-
-def install_packages(say: Say, packages: tuple[str, ...] = DEBIAN_PACKAGES, who: str = "the Wine backends") -> None:
-    if shutil.which("dpkg-query") is None:
-        raise SetupError(f"this is not a Debian-based system (no dpkg-query); {who} need Debian's packages")
-    missing = missing_packages(packages)
-    if not missing:
-        say(f"Debian packages: present ({', '.join(packages)})")
-        return
-    line = "apt-get install -y " + " ".join(missing)
-    if os.geteuid() != 0:
-        raise SetupError(f"missing Debian packages; as root, run:\n  apt-get update && {line}")
-    say(f"Debian packages: installing {', '.join(missing)}")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *missing]):
-        completed = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True)
-        if completed.returncode != 0:
-            raise SetupError(f"`{' '.join(command)}` failed:\n{completed.stderr[-2000:]}")
 
 
 def fetch_wheel_dlls(setup: WineSetup, say: Say) -> None:
@@ -195,7 +158,7 @@ def _update_state(setup: WineSetup, **changes: Any) -> None:
 def provision(setup: WineSetup, say: Say = print) -> None:
     """Every step in order; raises SetupError with what to do when one cannot be done."""
     _update_state(setup, complete=False)
-    install_packages(say)
+    install_packages(say, DEBIAN_PACKAGES, "the Wine backends")
     fetch_wheel_dlls(setup, say)
     build_bridge(setup, say)
     patch_wined3d(setup, say)
