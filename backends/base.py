@@ -221,6 +221,15 @@ class Backend(ABC):
         finally:
             watch.run_seconds += time.perf_counter() - started
 
+    def timed_elsewhere(self, compile_seconds: float, run_seconds: float, compilations: int) -> None:
+        """Times of the current run that the runtime measured itself, in a process the backend
+        drives (optional; in place of compiling() and executing())."""
+        watch = self.__dict__.get("_stopwatch") or self.start_stopwatch()
+        watch.reported = True
+        watch.compile_seconds += compile_seconds
+        watch.run_seconds += run_seconds
+        watch.compilations += compilations
+
     def cannot_run(self, case: Case, variant: Variant) -> str | None:
         """Why this device cannot take a case that the dialect expresses (a skip, for
         example a data type the device reports unsupported), or None."""

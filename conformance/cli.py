@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from backends.base import Backend
@@ -65,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cases":
         return _corpus.main(args, console)
     if args.command == "setup":
-        return _setup_isa_limits(console) if args.component == "isa-limits" else _setup(console)
+        setups = {"isa-limits": _setup_isa_limits, "web": _setup_web, "directml": _setup}
+        return setups[args.component](console)
     if args.command == "fuzz":
         return fuzz.main(args, console)
     if args.shard_timings and not args.shard:
@@ -135,10 +137,12 @@ def _parser() -> argparse.ArgumentParser:
     _corpus.add_parser(commands)
     fuzz.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
-    setup.add_argument("component", choices=["directml", "isa-limits"],
+    setup.add_argument("component", choices=["directml", "isa-limits", "web"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
                        "for ort-dml-wine and directml-wine; isa-limits: QEMU's user-mode emulator, for "
-                       "openvino-cpu-avx2 and openvino-cpu-avx on a CPU with more instruction sets")
+                       "openvino-cpu-avx2 and openvino-cpu-avx on a CPU with more instruction sets; web: "
+                       "Node.js, Chromium and onnxruntime-web (npm ci from the suite's lockfile), for "
+                       "ort-web-wasm and ort-web-webgpu")
     report = commands.add_parser("report", help="render one HTML report from one or more results files")
     report.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
     report.add_argument("-o", "--output", type=Path, metavar="FILE", help="the HTML file (default: DIR/report.html)")
@@ -351,6 +355,23 @@ def _setup_isa_limits(console: Console) -> int:
     limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
     console.print(_backend_table(limited, Executors.probe_once(limited, timeout=120)))
     return 0
+
+
+def _setup_web(console: Console) -> int:
+    from backends.setup_steps import SetupError
+    from backends.web.environment import default_setup
+    from backends.web.provision import provision
+
+    try:
+        provision(default_setup(), say=console.print)
+    except SetupError as exc:
+        console.print(f"[bold red]setup web stopped[/]: {escape(str(exc))}")
+        return 1
+    # Each backend starts its Node or its Chromium page (and asks for an adapter) in a worker.
+    web = by_name(["ort-web-wasm", "ort-web-webgpu"])
+    probes = Executors.probe_once(web, timeout=120)
+    console.print(_backend_table(web, probes))
+    return 0 if all(probes[b.name].availability.available for b in web) else 1
 
 
 def _setup(console: Console) -> int:

@@ -35,6 +35,7 @@ from backends.ort_cuda import OrtCuda
 from backends.ort_dml import OrtDml
 from backends.ort_openvino import OrtOpenVINO
 from backends.tract_onnx import Tract
+from backends.web.ort_web import OrtWebWasm, OrtWebWebGpu
 from backends.wine.directml import DirectMLWine
 from backends.wine.ort_dml import OrtDmlWine
 
@@ -56,7 +57,7 @@ def builtin_backends() -> list[Backend]:
     return [
         OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(), OrtDmlWine(), DirectMLWine(),
         *(OpenVINO(device) for device in OPENVINO_DEVICES), Tract(),
-        *(OpenVINO("CPU", limit) for limit in isa_limit.LIMITS),
+        *(OpenVINO("CPU", limit) for limit in isa_limit.LIMITS), OrtWebWasm(), OrtWebWebGpu(),
     ]
 
 
