@@ -1,28 +1,41 @@
-"""One headless Chromium with one page for `ort-web-webgpu`, driven by Playwright for Python:
-the page (backends/web/js/page.html) and ONNX Runtime Web's files are served from 127.0.0.1
-on a port the system picks, nothing else listens, and the browser talks to Playwright over a
-pipe. A browser, page or GPU process that dies, or a call Playwright gives up on, raises
-BackendCrash and closes everything; the backend starts a fresh one for the next graph. If
-this process is killed, Playwright's driver sees its pipe close and takes Chromium with it."""
+"""One headless Chromium with one page, for `ort-web-webgpu`: Chromium
+is started here (in a process group of its own, killed with this process), Playwright for
+Python drives it over the DevTools protocol on 127.0.0.1, and the page
+(backends/web/js/page.html) and ONNX Runtime Web's files are served from 127.0.0.1 too, on
+ports the system picks; nothing listens anywhere else. A browser, page or GPU process that
+dies raises BackendCrash; a request that gets no answer in time has Chromium killed and
+raises Hung. Either closes everything; the backend starts a fresh one for the next graph."""
 
 from __future__ import annotations
 
 import contextlib
 import http.server
+import os
+import signal
+import subprocess
+import tempfile
 import threading
+import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from backends.base import BackendCrash
 from backends.web.environment import JS, WebSetup, chromium
+from backends.web.hosts import Hung
+from conformance.core.processes import die_with_parent
 
-START_MS = 60_000.0
-# Without these Chromium reaches for Google's services at start, on a machine that may have
-# no network; --enable-unsafe-webgpu offers WebGPU on an adapter Chromium does not list as
-# supported (SwiftShader, with no GPU).
+START_SECONDS = 60.0
+TIMEOUT = 25.0  # per request: twice that (a hang and its retry) stays under the worker's 60 s
+# Without the networking switches Chromium reaches for Google's services at start, on a
+# machine that may have no network; --enable-unsafe-webgpu offers WebGPU on an adapter
+# Chromium does not list as supported (SwiftShader, where there is no GPU); a page nobody looks
+# at is not to be slowed down (its timers throttled, its renderer deprioritised).
 CHROMIUM_ARGS = (
-    "--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--disable-quic", "--no-first-run", "--disable-breakpad", "--disable-extensions",
+    "--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding", "--disable-ipc-flooding-protection", "--disable-hang-monitor",
+    "--headless", "--no-sandbox", "--enable-unsafe-webgpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run", "--disable-breakpad",
+    "--disable-extensions", "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 )
 
 
@@ -57,15 +70,26 @@ def _handler(dist: Path) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
+def _own_group() -> None:
+    """Chromium's processes in a group of their own (killed together), the browser's dying
+    with this process."""
+    os.setsid()
+    die_with_parent()
+
+
 class BrowserHost:
-    def __init__(self, setup: WebSetup) -> None:
+    def __init__(self, setup: WebSetup, timeout: float = TIMEOUT) -> None:
         self.setup = setup
+        self.timeout = timeout
         self.info: dict[str, Any] = {}
         self.browser_version = ""
         self._server: http.server.ThreadingHTTPServer | None = None
+        self._profile: tempfile.TemporaryDirectory[str] | None = None
+        self._log: IO[bytes] | None = None
+        self._chromium: subprocess.Popen[bytes] | None = None
         self._playwright: Any = None
-        self._browser: Any = None
         self._page: Any = None
+        self._killed = False  # by the watchdog, for a request that got no answer
 
     def start(self) -> None:
         from playwright.sync_api import Error, sync_playwright
@@ -76,18 +100,18 @@ class BrowserHost:
         try:
             self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.setup.dist))
             threading.Thread(target=self._server.serve_forever, daemon=True).start()
-            port = self._server.server_address[1]
+            debugging = self._launch(executable)
             self._playwright = sync_playwright().start()
-            self._browser = self._playwright.chromium.launch(
-                executable_path=executable, args=list(CHROMIUM_ARGS), timeout=START_MS,
-            )
-            self.browser_version = str(self._browser.version)
-            self._page = self._browser.new_page()
-            self._page.goto(f"http://127.0.0.1:{port}/page.html", timeout=START_MS)
+            browser = self._playwright.chromium.connect_over_cdp(debugging, timeout=START_SECONDS * 1000)
+            self.browser_version = str(browser.version)
+            self._page = browser.contexts[0].new_page()
+            self._page.goto(f"http://127.0.0.1:{self._server.server_address[1]}/page.html",
+                            timeout=START_SECONDS * 1000)
             self.info = self._page.evaluate("() => window.topk.info()")
         except Error as exc:
+            said = self._said()
             self.close()
-            raise BackendCrash(f"Chromium did not start: {_first_line(exc)}") from None
+            raise BackendCrash(f"Chromium did not start: {_first_line(exc)}{said}") from None
         except BaseException:
             self.close()
             raise
@@ -97,9 +121,26 @@ class BrowserHost:
             raise NoAdapter("Chromium offers no WebGPU adapter (navigator.gpu.requestAdapter() gave none"
                             + (f": {failure})" if failure else ")"))
 
+    def _launch(self, executable: str) -> str:
+        """Start Chromium; its DevTools address (on 127.0.0.1, a port it chose)."""
+        self._profile = tempfile.TemporaryDirectory(prefix="topk-chromium-", ignore_cleanup_errors=True)
+        profile = Path(self._profile.name)
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (Chromium's messages, kept for crash reports)
+        self._chromium = subprocess.Popen(
+            [executable, *CHROMIUM_ARGS, f"--user-data-dir={profile}", "about:blank"],
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, preexec_fn=_own_group,
+        )
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline and self._chromium.poll() is None:
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                return f"http://127.0.0.1:{int(port_file.read_text().splitlines()[0])}"
+            time.sleep(0.02)
+        raise BackendCrash(f"Chromium did not open its DevTools port (exit code {self._chromium.poll()}){self._said()}")
+
     @property
     def alive(self) -> bool:
-        return self._page is not None and self._browser is not None and self._browser.is_connected()
+        return self._page is not None and self._chromium is not None and self._chromium.poll() is None
 
     def call(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         """The reply to one request and the console lines the page printed while answering."""
@@ -107,30 +148,60 @@ class BrowserHost:
 
         if not self.alive:
             raise BackendCrash("the browser is not running")
+        # Playwright's evaluate waits without limit: a watchdog kills Chromium at the time limit,
+        # which ends the wait.
+        self._killed = False
+        watchdog = threading.Timer(self.timeout, self._kill)
+        watchdog.start()
         try:
             answer = self._page.evaluate("request => window.topk.run(request)", request)
         except Error as exc:
+            killed, said = self._killed, self._said()
             self.close()
-            raise BackendCrash(f"the browser failed the request: {_first_line(exc)}") from None
+            if killed:
+                raise Hung(f"the page gave no answer in {self.timeout:g} s; Chromium was killed") from None
+            raise BackendCrash(f"the browser failed the request: {_first_line(exc)}{said}") from None
+        finally:
+            watchdog.cancel()
         if not isinstance(answer, dict):
             self.close()
             raise BackendCrash(f"the page sent {type(answer).__name__}, not a reply")
         log = answer.pop("log", [])
         return answer, [str(line) for line in log] if isinstance(log, list) else []
 
+    def _kill(self) -> None:
+        process = self._chromium
+        if process is not None:
+            self._killed = True
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+
+    def _said(self) -> str:
+        """The tail of what Chromium printed, for a crash's message."""
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        tail = " ".join(self._log.read()[-400:].decode("utf-8", "replace").split())
+        return f"; Chromium said: {tail}" if tail else ""
+
     def close(self) -> None:
-        browser, playwright, server = self._browser, self._playwright, self._server
-        self._page = self._browser = self._playwright = self._server = None
-        # A dead browser cannot be closed politely; stopping Playwright's driver ends it anyway.
-        if browser is not None:
-            with contextlib.suppress(Exception):
-                browser.close()
+        playwright, server, process = self._playwright, self._server, self._chromium
+        self._page = self._playwright = self._server = self._chromium = None
+        if process is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # the browser and its renderer and GPU processes
+            process.wait()
         if playwright is not None:
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(Exception):  # its connection to the dead browser is gone
                 playwright.stop()
         if server is not None:
             server.shutdown()
             server.server_close()
+        if self._log is not None:
+            self._log.close()
+        if self._profile is not None:
+            self._profile.cleanup()
+        self._log = self._profile = None
 
 
 def _first_line(exc: BaseException) -> str:

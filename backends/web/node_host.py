@@ -16,10 +16,11 @@ from typing import IO, Any, NoReturn
 
 from backends.base import BackendCrash
 from backends.web.environment import JS, WebSetup, node
+from backends.web.hosts import Hung
 from conformance.core.processes import die_with_parent
 
 START_SECONDS = 30.0
-TIMEOUT = 50.0  # per request: under the worker's own limit (60 s), so the crash names Node
+TIMEOUT = 25.0  # per request: twice that (a hang and its retry) stays under the worker's 60 s
 
 
 class NodeHost:
@@ -80,7 +81,7 @@ class NodeHost:
         while view:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([], [self._requests], [], left)[1]:
-                self._crash("stopped reading its requests")
+                self._crash("stopped reading its requests and was killed", hung=True)
             try:
                 view = view[os.write(self._requests, view[: 1 << 20]):]
             except (BrokenPipeError, ConnectionResetError):
@@ -90,7 +91,7 @@ class NodeHost:
         while b"\n" not in self._pending:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._replies], [], [], left)[0]:
-                self._crash(f"gave no answer in {self.timeout:g} s")
+                self._crash(f"gave no answer in {self.timeout:g} s and was killed", hung=True)
             chunk = os.read(self._replies, 1 << 20)
             if not chunk:
                 self._crash("died")
@@ -104,8 +105,8 @@ class NodeHost:
             self._crash("sent a line that is not a JSON object")
         return {str(key): value for key, value in answer.items()}
 
-    def _crash(self, what: str) -> NoReturn:
-        """Close the host and raise BackendCrash saying what happened and what Node printed last."""
+    def _crash(self, what: str, hung: bool = False) -> NoReturn:
+        """Close the host and raise BackendCrash (Hung) saying what happened and what Node printed last."""
         process = self._process
         if process is not None and what == "died":
             with contextlib.suppress(subprocess.TimeoutExpired):
@@ -117,7 +118,7 @@ class NodeHost:
             self._log.seek(0)
             tail = " ".join(self._log.read()[-600:].decode("utf-8", "replace").split())
         self.close()
-        raise BackendCrash(f"the Node host {what}{how}{'; it printed: ' + tail if tail else ''}")
+        raise (Hung if hung else BackendCrash)(f"the Node host {what}{how}{'; it printed: ' + tail if tail else ''}")
 
     def close(self) -> None:
         process, self._process = self._process, None

@@ -78,17 +78,29 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-# ONNX Runtime's verbose log at session creation (session_state.cc): "All nodes placed on
-# [P]. Number of nodes: N", or per provider " Node(s) placed on [P]. Number of nodes: N"
-# followed by one "  <OpType> (<node name>)" line per node.
+# ONNX Runtime's verbose log at session creation (session_state.cc, from the function named
+# below): "All nodes placed on [P]. Number of nodes: N", or per provider "Node(s) placed on
+# [P]. Number of nodes: N" followed by one "<OpType> (<node name>)" line per node.
+_SOURCE = "VerifyEachNodeIsAssignedToAnEp]"
 _ALL = re.compile(r"All nodes placed on \[(\w+)\]")
 _SOME = re.compile(r"Node\(s\) placed on \[(\w+)\]")
-_NODE = re.compile(r"\]\s+(\w+) \(([^)]*)\)\s*$")
+_NODE = re.compile(r"^(\w+) \(([^)]*)\)$")
+
+
+def placement_lines(lines: Iterable[str]) -> list[str]:
+    """The log's placement lines, without ONNX Runtime's timestamp and source prefix."""
+    kept = []
+    for line in lines:
+        if _SOURCE in line and "[V:" in line:
+            text = " ".join(line.split(_SOURCE, 1)[1].split())
+            if text != "Node placements":
+                kept.append(text)
+    return kept
 
 
 def placements(lines: Iterable[str]) -> dict[str, set[str]] | None:
-    """The providers the log placed each op type on ("*": every node), or None where the log
-    has no placement lines."""
+    """The providers placement lines (placement_lines) put each op type on ("*": every node),
+    or None where there are none."""
     found: dict[str, set[str]] | None = None
     provider = ""  # the provider whose node lines follow
     for line in lines:
@@ -98,17 +110,8 @@ def placements(lines: Iterable[str]) -> dict[str, set[str]] | None:
         elif some := _SOME.search(line):
             found = found if found is not None else {}
             provider = some.group(1)
-        elif provider and found is not None and (node := _NODE.search(line)):
+        elif provider and found is not None and (node := _NODE.match(line)):
             found.setdefault(node.group(1), set()).add(provider)
         else:
             provider = ""
     return found
-
-
-def placement_lines(lines: Iterable[str]) -> list[str]:
-    """The log's placement lines, without ONNX Runtime's timestamp and source prefix."""
-    kept = []
-    for line in lines:
-        if "placed on [" in line:
-            kept.append(" ".join(line.split("]", 1)[-1].split()) if "VerifyEachNode" in line else line.strip())
-    return kept
