@@ -22,7 +22,7 @@ BASELINES = Path(__file__).resolve().parent / "baselines"
 
 CONTRACT_BACKENDS = (
     "onnx-reference", "ort-cpu", "ort-openvino", "ort-cuda", "ort-dml", "ort-dml-wine", "directml-wine",
-    "openvino-cpu", "openvino-gpu", "openvino-npu",
+    "openvino-cpu", "openvino-gpu", "openvino-npu", "ort-web-wasm", "ort-web-webgpu",
 )
 # OpenVINO's CPU held to a lower instruction-set tier (issue 15; not yet in the contract's list).
 ISA_LIMITED_BACKENDS = ("openvino-cpu-avx2", "openvino-cpu-avx")

@@ -70,6 +70,18 @@ def _handler(dist: Path) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
+_PLAYWRIGHT: list[Any] = []  # Playwright's sync API runs one instance per thread: the hosts share it
+
+
+def _playwright() -> Any:
+    """This process's Playwright, started on first use; its driver ends with the process."""
+    if not _PLAYWRIGHT:
+        from playwright.sync_api import sync_playwright
+
+        _PLAYWRIGHT.append(sync_playwright().start())
+    return _PLAYWRIGHT[0]
+
+
 def _own_group() -> None:
     """Chromium's processes in a group of their own (killed together), the browser's dying
     with this process."""
@@ -78,21 +90,22 @@ def _own_group() -> None:
 
 
 class BrowserHost:
-    def __init__(self, setup: WebSetup, timeout: float = TIMEOUT) -> None:
+    def __init__(self, setup: WebSetup, timeout: float = TIMEOUT, switches: tuple[str, ...] = CHROMIUM_ARGS) -> None:
         self.setup = setup
         self.timeout = timeout
+        self.switches = switches  # Chromium's command line, but for its profile folder
         self.info: dict[str, Any] = {}
         self.browser_version = ""
         self._server: http.server.ThreadingHTTPServer | None = None
         self._profile: tempfile.TemporaryDirectory[str] | None = None
         self._log: IO[bytes] | None = None
         self._chromium: subprocess.Popen[bytes] | None = None
-        self._playwright: Any = None
+        self._browser: Any = None
         self._page: Any = None
         self._killed = False  # by the watchdog, for a request that got no answer
 
     def start(self) -> None:
-        from playwright.sync_api import Error, sync_playwright
+        from playwright.sync_api import Error
 
         executable = chromium()
         if executable is None:
@@ -101,8 +114,8 @@ class BrowserHost:
             self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.setup.dist))
             threading.Thread(target=self._server.serve_forever, daemon=True).start()
             debugging = self._launch(executable)
-            self._playwright = sync_playwright().start()
-            browser = self._playwright.chromium.connect_over_cdp(debugging, timeout=START_SECONDS * 1000)
+            self._browser = _playwright().chromium.connect_over_cdp(debugging, timeout=START_SECONDS * 1000)
+            browser = self._browser
             self.browser_version = str(browser.version)
             self._page = browser.contexts[0].new_page()
             self._page.goto(f"http://127.0.0.1:{self._server.server_address[1]}/page.html",
@@ -127,7 +140,7 @@ class BrowserHost:
         profile = Path(self._profile.name)
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (Chromium's messages, kept for crash reports)
         self._chromium = subprocess.Popen(
-            [executable, *CHROMIUM_ARGS, f"--user-data-dir={profile}", "about:blank"],
+            [executable, *self.switches, f"--user-data-dir={profile}", "about:blank"],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, preexec_fn=_own_group,
         )
         port_file = profile / "DevToolsActivePort"
@@ -185,15 +198,15 @@ class BrowserHost:
         return f"; Chromium said: {tail}" if tail else ""
 
     def close(self) -> None:
-        playwright, server, process = self._playwright, self._server, self._chromium
-        self._page = self._playwright = self._server = self._chromium = None
+        browser, server, process = self._browser, self._server, self._chromium
+        self._page = self._browser = self._server = self._chromium = None
         if process is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)  # the browser and its renderer and GPU processes
             process.wait()
-        if playwright is not None:
-            with contextlib.suppress(Exception):  # its connection to the dead browser is gone
-                playwright.stop()
+        if browser is not None:
+            with contextlib.suppress(Exception):  # the connection to the dead browser is gone
+                browser.close()
         if server is not None:
             server.shutdown()
             server.server_close()

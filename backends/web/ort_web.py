@@ -108,8 +108,13 @@ class OrtWebBackend(Backend):
         placed = protocol.placement_lines(lines) or self._placed.get(request["key"], [])
         if placed:
             self._placed[request["key"]] = placed
-        placement = self.check_placement(placed, operator_type(model), "error" in answer)
-        reply = protocol.reply(answer)
+        try:
+            placement = self.check_placement(placed, operator_type(model), "error" in answer)
+            reply = protocol.reply(answer)
+        except (PlacementError, protocol.WebRefused) as exc:
+            if retried:
+                raise type(exc)(f"{exc}; {retried}") from None
+            raise
         self.timed_elsewhere(reply.compile_seconds, reply.run_seconds, int(bool(protocol.placement_lines(lines))))
         placement = f"{placement}; {retried}" if retried else placement
         return Execution.named(graph.outputs, reply.arrays, placement=placement)
