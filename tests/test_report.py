@@ -66,7 +66,7 @@ SCREENSHOT = REPO / "reports" / "report-screenshot.png"
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
     if found is None:
-        message = "headless Chromium is needed (apt-get install -y chromium; .ci/run installs it)"
+        message = "headless Chromium is needed (`topk-conformance setup web` installs it, as .ci/run does)"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
