@@ -1,0 +1,49 @@
+// A one-node ONNX model as bytes, written by hand (protobuf's wire format), so that the repros
+// beside this file need nothing but onnxruntime-web. Only what a TopK or ArgMax node needs.
+// model(opType, attributes, elemType, shape, k, opset, outShape): input X of `elemType` and
+// `shape`, K (int64 [1]) as an initializer when `k` is given, outputs of shape `outShape`.
+
+const FLOAT = 1, INT32 = 6, INT64 = 7, DOUBLE = 11;
+export const TYPES = { float32: FLOAT, int32: INT32, int64: INT64, float64: DOUBLE };
+
+function varint(value) {
+  let v = BigInt.asUintN(64, BigInt(value));
+  const out = [];
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) byte |= 0x80;
+    out.push(byte);
+  } while (v);
+  return out;
+}
+const key = (field, wire) => varint((field << 3) | wire);
+const number = (field, value) => [...key(field, 0), ...varint(value)];
+const bytes = (field, data) => [...key(field, 2), ...varint(data.length), ...data];
+const text = (field, s) => bytes(field, [...new TextEncoder().encode(s)]);
+
+function valueInfo(name, elemType, shape) {
+  const dims = (shape || []).flatMap((d) => bytes(1, number(1, d)));
+  const tensor = [...number(1, elemType), ...bytes(2, dims)];
+  return [...text(1, name), ...bytes(2, bytes(1, tensor))];
+}
+
+export function model(opType, attributes, elemType, shape, k, opset, outShape) {
+  const inputs = k === undefined ? ['X'] : ['X', 'K'];
+  const outputs = opType === 'TopK' ? ['Values', 'Indices'] : ['Y'];
+  const node = [
+    ...inputs.flatMap((n) => text(1, n)), ...outputs.flatMap((n) => text(2, n)), ...text(3, 'node'),
+    ...text(4, opType),
+    ...Object.entries(attributes).flatMap(([name, i]) => bytes(5, [...text(1, name), ...number(3, i), ...number(20, 2)])),
+  ];
+  const graph = [...bytes(1, node), ...text(2, 'repro')];
+  if (k !== undefined) {
+    const raw = new Uint8Array(new BigInt64Array([BigInt(k)]).buffer);
+    graph.push(...bytes(5, [...number(1, 1), ...number(2, INT64), ...text(8, 'K'), ...bytes(9, [...raw])]));
+  }
+  graph.push(...bytes(11, valueInfo('X', elemType, shape)));
+  const outputType = (name) => (name === 'Values' ? elemType : INT64);
+  outputs.forEach((name) => graph.push(...bytes(12, valueInfo(name, outputType(name), outShape))));
+  const opsetImport = [...text(1, ''), ...number(2, opset)];
+  return new Uint8Array([...number(1, 7), ...bytes(8, opsetImport), ...bytes(7, graph)]);
+}
