@@ -78,6 +78,7 @@ class PlacementError(RuntimeError):
 #      Added since, optional (a backend without it runs every graph alone, as before):
 #      packs (`packs` and run_pack(graphs): several graphs, of any cases, run as one model;
 #      conformance/running/runner.py, execute_pack).
+#      timed_elsewhere(): times a runtime measured itself in a process the backend drives.
 INTERFACE_VERSION = 3
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2, 3})
 
