@@ -105,7 +105,8 @@ class OrtWebBackend(Backend):
             model.graph.name = "graph"
         request = protocol.request(model, graph.feeds)
         answer, lines, retried = self._asked(request)
-        placed = protocol.placement_lines(lines) or self._placed.get(request["key"], [])
+        logged = protocol.placement_lines(lines)  # only where this request opened the session
+        placed = logged or self._placed.get(request["key"], [])
         if placed:
             self._placed[request["key"]] = placed
         try:
@@ -115,7 +116,7 @@ class OrtWebBackend(Backend):
             if retried:
                 raise type(exc)(f"{exc}; {retried}") from None
             raise
-        self.timed_elsewhere(reply.compile_seconds, reply.run_seconds, int(bool(protocol.placement_lines(lines))))
+        self.timed_elsewhere(reply.compile_seconds, reply.run_seconds, int(bool(logged)))
         placement = f"{placement}; {retried}" if retried else placement
         return Execution.named(graph.outputs, reply.arrays, placement=placement)
 
