@@ -10,9 +10,8 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from backends.cache import cache_root
+from backends.cache import SetupFolder, cache_root
 
 JS = Path(__file__).parent / "js"  # package.json, package-lock.json, host.mjs, page.html, session.mjs
 PACKAGE = "onnxruntime-web"
@@ -32,10 +31,8 @@ def lock_digest() -> str:
 
 
 @dataclass(frozen=True)
-class WebSetup:
+class WebSetup(SetupFolder):
     """The folder `setup web` fills: node_modules/ from the lockfile, and state.json."""
-
-    root: Path
 
     @property
     def package_dir(self) -> Path:
@@ -44,17 +41,6 @@ class WebSetup:
     @property
     def dist(self) -> Path:
         return self.package_dir / "dist"
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / "state.json"
-
-    def state(self) -> dict[str, Any]:
-        try:
-            state: dict[str, Any] = json.loads(self.state_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return state if isinstance(state, dict) else {}
 
     def installed_version(self) -> str:
         try:

@@ -5,11 +5,9 @@ the suite's cache."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import tempfile
-from pathlib import Path
 
 from backends.setup_steps import Say, SetupError, install_packages
 from backends.web.environment import COMMANDS, JS, PACKAGE, VERSION, WebSetup, lock_digest
@@ -45,12 +43,7 @@ def install_package(setup: WebSetup, say: Say) -> None:
     if completed.returncode != 0 or setup.installed_version() != VERSION:
         said = (completed.stderr or completed.stdout)[-2000:]
         raise SetupError(f"`{' '.join(command)}` in {setup.root} failed:\n{said}")
-    _write_state(setup, lock=digest)
-
-
-def _write_state(setup: WebSetup, **values: str) -> None:
-    path: Path = setup.state_file
-    path.write_text(json.dumps({**setup.state(), **values}, indent=1) + "\n", encoding="utf-8")
+    setup.update_state(lock=digest)
 
 
 def provision(setup: WebSetup, say: Say = print) -> None:

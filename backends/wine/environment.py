@@ -5,16 +5,14 @@ display of the suite's own. `topk-conformance setup directml` fills the folder
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
 
-from backends.cache import cache_root
+from backends.cache import SetupFolder, cache_root
 from conformance.core.processes import die_with_parent
 
 # The onnxruntime-directml wheel carries onnxruntime.dll and DirectML.dll. constraints.txt
@@ -43,10 +41,9 @@ BRIDGE_LIBRARIES = ("-ld3d12", "-ldxgi", "-lversion", "-lole32")
 
 
 @dataclass(frozen=True)
-class WineSetup:
+class WineSetup(SetupFolder):
     """The folder `setup directml` fills, and how to start a program from it."""
 
-    root: Path
     patched_wined3d: bool = True  # False only to show what the stock DLL does (tests)
 
     @property
@@ -60,17 +57,6 @@ class WineSetup:
     @property
     def bridge_exe(self) -> Path:
         return self.bin / "bridge.exe"
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / "state.json"
-
-    def state(self) -> dict[str, Any]:
-        try:
-            state: dict[str, Any] = json.loads(self.state_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        return state
 
     def missing(self) -> str:
         """What keeps the bridge from starting, or "" when nothing does."""

@@ -6,14 +6,12 @@ wined3d.dll (only for the Wine build the patch was verified on), a Wine prefix."
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any
 
 from backends.setup_steps import Say, SetupError, install_packages
 from backends.wine.environment import (
@@ -63,7 +61,7 @@ def fetch_wheel_dlls(setup: WineSetup, say: Say) -> None:
         with zipfile.ZipFile(wheels[0]) as wheel:
             for name in WHEEL_DLLS:
                 (setup.bin / name).write_bytes(wheel.read(f"onnxruntime/capi/{name}"))
-    _update_state(setup, wheel=WHEEL_VERSION)
+    setup.update_state(wheel=WHEEL_VERSION)
 
 
 def bridge_source_hash() -> str:
@@ -89,7 +87,7 @@ def build_bridge(setup: WineSetup, say: Say) -> None:
     completed = subprocess.run(command, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if completed.returncode != 0:
         raise SetupError(f"building the bridge failed:\n{completed.stderr[-4000:]}")
-    _update_state(setup, bridge=wanted)
+    setup.update_state(bridge=wanted)
 
 
 def patch_wined3d(setup: WineSetup, say: Say) -> None:
@@ -98,7 +96,7 @@ def patch_wined3d(setup: WineSetup, say: Say) -> None:
     target = setup.bin / "wined3d.dll"
     if target.is_file() and sha256(target) == WINED3D_PATCHED_SHA256:
         say("wined3d.dll: patched copy present")
-        _update_state(setup, wined3d="patched", wined3d_reason="")
+        setup.update_state(wined3d="patched", wined3d_reason="")
         return
     found = sha256(STOCK_WINED3D) if STOCK_WINED3D.is_file() else "missing"
     if found != WINED3D_STOCK_SHA256:
@@ -109,7 +107,7 @@ def patch_wined3d(setup: WineSetup, say: Say) -> None:
         )
         say("wined3d.dll: NOT patched: " + reason)
         target.unlink(missing_ok=True)
-        _update_state(setup, wined3d="unsupported", wined3d_reason=reason)
+        setup.update_state(wined3d="unsupported", wined3d_reason=reason)
         return
     data = bytearray(STOCK_WINED3D.read_bytes())
     jump = slice(WINED3D_JUMP_OFFSET, WINED3D_JUMP_OFFSET + len(WINED3D_JUMP))
@@ -123,7 +121,7 @@ def patch_wined3d(setup: WineSetup, say: Say) -> None:
     setup.bin.mkdir(parents=True, exist_ok=True)
     target.write_bytes(bytes(data))
     say("wined3d.dll: patched copy written (vkd3d descriptor-heap check removed)")
-    _update_state(setup, wined3d="patched", wined3d_reason="")
+    setup.update_state(wined3d="patched", wined3d_reason="")
 
 
 def make_prefix(setup: WineSetup, say: Say) -> None:
@@ -148,19 +146,12 @@ def make_prefix(setup: WineSetup, say: Say) -> None:
         )
 
 
-def _update_state(setup: WineSetup, **changes: Any) -> None:
-    state = setup.state()
-    state.update(changes)
-    setup.root.mkdir(parents=True, exist_ok=True)
-    setup.state_file.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-
-
 def provision(setup: WineSetup, say: Say = print) -> None:
     """Every step in order; raises SetupError with what to do when one cannot be done."""
-    _update_state(setup, complete=False)
+    setup.update_state(complete=False)
     install_packages(say, DEBIAN_PACKAGES, "the Wine backends")
     fetch_wheel_dlls(setup, say)
     build_bridge(setup, say)
     patch_wined3d(setup, say)
     make_prefix(setup, say)
-    _update_state(setup, complete=True)
+    setup.update_state(complete=True)
