@@ -8,8 +8,11 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import pytest
+
+from backends.base import Backend
 from backends.registry import by_name
 from conformance.cases.loader import CaseError, load_cases, load_file
 from conformance.gate import Baseline, read_baseline
@@ -84,3 +87,17 @@ def baseline_set(recorded: Baseline, cases: set[str] | None = None) -> set[Resul
         (e.op, e.case, e.graph, e.k_source, e.verdict, e.rules)
         for e in recorded.entries.values() if cases is None or e.case in cases
     }
+
+
+B = TypeVar("B", bound=Backend)
+
+
+def require_available(backend: B) -> B:
+    """The backend, available here; else the test is skipped, and under CI=true it fails, so a
+    CI job that lost a backend's setup cannot stay green."""
+    status = backend.availability()
+    if not status.available:
+        if os.environ.get("CI"):
+            pytest.fail(f"{backend.name} is not available in CI: {status.reason}")
+        pytest.skip(f"{backend.name} is not available: {status.reason}")
+    return backend

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import DOCUMENTED, REPO, documented, run_cli
+from harness import DOCUMENTED, REPO, documented, require_available, run_cli
 
 from backends.web import environment, protocol, provision
 from backends.web.browser_host import CHROMIUM_ARGS, BrowserHost
@@ -33,25 +33,16 @@ SETUP = default_setup()
 OPSET11 = Variant("onnx", 11, "constant")
 
 
-def _require(backend: OrtWebBackend) -> OrtWebBackend:
-    status = backend.availability()
-    if not status.available:
-        if os.environ.get("CI"):
-            pytest.fail(f"{backend.name} is not available in CI: {status.reason}")
-        pytest.skip(f"{backend.name} is not available: {status.reason}")
-    return backend
-
-
 @pytest.fixture(scope="module")
 def wasm() -> Iterator[OrtWebBackend]:
-    backend = _require(OrtWebWasm(SETUP))
+    backend = require_available(OrtWebWasm(SETUP))
     yield backend
     backend.close()
 
 
 @pytest.fixture(scope="module")
 def webgpu() -> Iterator[OrtWebBackend]:
-    backend = _require(OrtWebWebGpu(SETUP))
+    backend = require_available(OrtWebWebGpu(SETUP))
     yield backend
     backend.close()
 
@@ -223,7 +214,7 @@ class _Hanging:
 
 @pytest.mark.parametrize("kind", [OrtWebWasm, OrtWebWebGpu])
 def test_a_host_that_hangs_once_is_replaced_and_the_graph_asked_again(kind: type[OrtWebBackend]) -> None:
-    backend = _require(kind(SETUP))
+    backend = require_available(kind(SETUP))
     backend.close()
     backend.new_host = _Hanging(backend, hanging=1)  # type: ignore[method-assign]
     result = _run(backend, "dml-top-k1-example-1")
@@ -235,7 +226,7 @@ def test_a_host_that_hangs_once_is_replaced_and_the_graph_asked_again(kind: type
 
 @pytest.mark.parametrize("kind", [OrtWebWasm, OrtWebWebGpu])
 def test_a_hang_that_repeats_is_a_crash_and_a_fresh_host_takes_the_next_graph(kind: type[OrtWebBackend]) -> None:
-    backend = _require(kind(SETUP))
+    backend = require_available(kind(SETUP))
     backend.close()
     hanging = _Hanging(backend, hanging=2)
     backend.new_host = hanging  # type: ignore[method-assign]
@@ -289,7 +280,7 @@ def test_killing_the_browser_or_node_mid_run_costs_one_crash_and_the_run_goes_on
         tmp_path: Path, backend: str, target: str) -> None:
     """kill -9 of Chromium's browser process (or of the Node host) while a run is under way:
     the graph it was running is a `crash`, every other graph gets its answer from a fresh one."""
-    _require(OrtWebWasm(SETUP) if backend == "ort-web-wasm" else OrtWebWebGpu(SETUP))
+    require_available(OrtWebWasm(SETUP) if backend == "ort-web-wasm" else OrtWebWebGpu(SETUP))
     mark = str(uuid.uuid4())
     run = _start_run(tmp_path, backend, mark)
     _wait_for(lambda: _results_so_far(tmp_path) >= 20, 120)
@@ -308,7 +299,7 @@ def test_killing_the_browser_or_node_mid_run_costs_one_crash_and_the_run_goes_on
 
 @pytest.mark.parametrize("backend", ["ort-web-webgpu", "ort-web-wasm"])
 def test_nothing_outlives_a_run_killed_with_sigkill(tmp_path: Path, backend: str) -> None:
-    _require(OrtWebWasm(SETUP) if backend == "ort-web-wasm" else OrtWebWebGpu(SETUP))
+    require_available(OrtWebWasm(SETUP) if backend == "ort-web-wasm" else OrtWebWebGpu(SETUP))
     mark = str(uuid.uuid4())
     run = _start_run(tmp_path, backend, mark)
     _wait_for(lambda: _results_so_far(tmp_path) >= 5, 120)

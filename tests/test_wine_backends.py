@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import DOCUMENTED, documented_cases, run_cli
+from harness import DOCUMENTED, documented_cases, require_available, run_cli
 
 from backends.base import Graph, PlacementError
 from backends.wine import provision
@@ -38,18 +38,9 @@ from conformance.running.runner import GraphCache, execute, variants_for
 SETUP = default_setup()
 
 
-def _require(backend: BridgedBackend) -> BridgedBackend:
-    status = backend.availability()
-    if not status.available:
-        if os.environ.get("CI"):
-            pytest.fail(f"{backend.name} is not available in CI: {status.reason}")
-        pytest.skip(f"{backend.name} is not available: {status.reason}")
-    return backend
-
-
 @pytest.fixture(scope="module")
 def directml() -> Iterator[DirectMLWine]:
-    backend = _require(DirectMLWine(SETUP))
+    backend = require_available(DirectMLWine(SETUP))
     assert isinstance(backend, DirectMLWine)
     yield backend
     backend.close()
@@ -57,7 +48,7 @@ def directml() -> Iterator[DirectMLWine]:
 
 @pytest.fixture(scope="module")
 def ort_dml() -> Iterator[OrtDmlWine]:
-    backend = _require(OrtDmlWine(SETUP))
+    backend = require_available(OrtDmlWine(SETUP))
     assert isinstance(backend, OrtDmlWine)
     yield backend
     backend.close()
@@ -202,7 +193,7 @@ def test_a_uint_before_a_pointer_is_padded_as_x64_c_pads_it(directml: DirectMLWi
 def test_stock_wined3d_fails_the_proof_and_the_backend_refuses(backend_class: type[BridgedBackend]) -> None:
     """Wine's own wined3d.dll (vkd3d 1.6 on lavapipe) returns success and writes nothing:
     the backend must call itself unavailable, never return those rows."""
-    _require(backend_class(SETUP))
+    require_available(backend_class(SETUP))
     stock = backend_class(WineSetup(SETUP.root, patched_wined3d=False))
     status = stock.availability()
     assert not status.available
@@ -342,7 +333,7 @@ def test_a_native_windows_results_file_merges_beside_the_wine_columns() -> None:
 def test_no_x_server_or_wine_process_outlives_a_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each bridge has its own Xvfb: a run must stop both when its workers end. The run's
     processes are told apart from other tests' by a variable they all inherit."""
-    _require(DirectMLWine(SETUP))
+    require_available(DirectMLWine(SETUP))
     mark = f"TOPK_TEST_RUN={uuid.uuid4()}"
     monkeypatch.setenv(*mark.split("="))
 
