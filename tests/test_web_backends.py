@@ -363,7 +363,7 @@ def test_the_webgpu_repro_page_runs_standalone_and_reproduces(webgpu: OrtWebBack
         [sys.executable, str(tmp_path / "run_page.py"), "ort_web_webgpu.html"],
         capture_output=True, text=True, timeout=180, check=False,
     )
-    assert completed.returncode == 0, completed.stderr
+    assert completed.returncode == 0, completed.stderr + completed.stdout
     lines = completed.stdout.splitlines()
     assert lines[0].startswith(f"onnxruntime-web {VERSION}; ") and "adapter: vendor" in lines[0]
     assert lines[-1] == "REPRODUCED", completed.stdout

@@ -45,4 +45,6 @@ with tempfile.TemporaryDirectory() as profile:
     done = reported.wait(120)
     browser.kill()
     browser.wait()
+if not done:
+    print(f"{sys.argv[1]} did not report within 120 s (Chromium exit code {browser.returncode})", file=sys.stderr)
 sys.exit(0 if done else 1)
