@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import DOCUMENTED, REPO, documented, require_available, run_cli
+from harness import CASES, DOCUMENTED, REPO, documented, require_available, run_cli
 
 from backends.web import environment, protocol, provision
 from backends.web.browser_host import CHROMIUM_ARGS, BrowserHost
@@ -25,6 +25,7 @@ from backends.web.environment import VERSION, WebSetup, default_setup
 from backends.web.hosts import Host
 from backends.web.node_host import NodeHost
 from backends.web.ort_web import OrtWebBackend, OrtWebWasm, OrtWebWebGpu
+from conformance.cases.loader import load_cases
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.running.runner import GraphCache, execute
@@ -182,6 +183,19 @@ def test_descriptions_name_the_adapter_the_browser_and_the_versions(wasm: OrtWeb
     assert cpu["onnxruntime-web"] == VERSION and cpu["node"].split(".")[0].isdigit()
 
 
+def test_a_session_whose_run_failed_is_not_run_again(webgpu: OrtWebBackend) -> None:
+    """Graph reuse hands edge-k-negative the session edge-k-too-large opened (the same graph,
+    K an input): that run failed (K > n), and under WebGPU a failed session's next run never
+    returns (findings.md). The host releases a session whose run failed, so the second graph
+    gets its own answer at once."""
+    cases = {case.id: case for case in load_cases([CASES / "edge" / "k_range.yaml"]).cases}
+    variant, graphs = Variant("onnx", 10, "input"), GraphCache()
+    first = execute(cases["edge-k-too-large"], webgpu, variant, graphs)
+    second = execute(cases["edge-k-negative"], webgpu, variant, graphs)
+    assert first.verdict == second.verdict == "pass", (first.message, second.message)  # refused, as expected
+    assert "k must be non-negative" in second.message and "hung" not in second.message
+
+
 # --- hangs and deaths cost one graph --------------------------------------------------
 
 class _Hanging:
@@ -292,6 +306,8 @@ def test_killing_the_browser_or_node_mid_run_costs_one_crash_and_the_run_goes_on
     results = json.loads((tmp_path / "results.json").read_text())["results"]
     crashes = [r for r in results if r["verdict"] == "crash"]
     assert len(crashes) <= 1, crashes  # none where the kill fell between two graphs
+    said = "the Node host died (signal 9)" if backend == "ort-web-wasm" else "the browser failed the request"
+    assert all(crash["message"].startswith(said) for crash in crashes), crashes
     assert len(results) == 153 and sum(r["verdict"] == "pass" for r in results) >= 80
     late = [r for r in results[-40:] if r["verdict"] == "pass"]
     assert late, "graphs after the kill passed on a fresh host"

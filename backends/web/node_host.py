@@ -116,7 +116,10 @@ class NodeHost:
         tail = ""
         if self._log is not None:
             self._log.seek(0)
-            tail = " ".join(self._log.read()[-600:].decode("utf-8", "replace").split())
+            # Node's own words (an exception, a trap), not ONNX Runtime's verbose and info lines.
+            said = [line for line in self._log.read().decode("utf-8", "replace").splitlines()
+                    if not any(level in line for level in ("[V:onnxruntime", "[I:onnxruntime"))]
+            tail = " ".join(" ".join(said).split())[-600:]
         self.close()
         raise (Hung if hung else BackendCrash)(f"the Node host {what}{how}{'; it printed: ' + tail if tail else ''}")
 

@@ -50,8 +50,9 @@ export class Runner {
   async run(request) {
     const started = performance.now();
     let compiled = started;
+    let session;
     try {
-      const session = await this.session(request);
+      session = await this.session(request);
       compiled = performance.now();
       const feeds = {};
       for (const input of request.inputs) {
@@ -70,6 +71,12 @@ export class Runner {
       });
       return { outputs, compile_ms: compiled - started, run_ms: performance.now() - compiled };
     } catch (error) {
+      if (session !== undefined && this.sessions.get(request.key) === session) {
+        // A session whose run failed is not run again (as the suite's other ONNX Runtime
+        // backends do): under WebGPU its next run never returns (docs/findings.md).
+        this.sessions.delete(request.key);
+        await session.release();
+      }
       return { error: String(error && error.message ? error.message : error), compile_ms: compiled - started };
     }
   }

@@ -1,7 +1,8 @@
 // A one-node ONNX model as bytes, written by hand (protobuf's wire format), so that the repros
 // beside this file need nothing but onnxruntime-web. Only what a TopK or ArgMax node needs.
 // model(opType, attributes, elemType, shape, k, opset, outShape): input X of `elemType` and
-// `shape`, K (int64 [1]) as an initializer when `k` is given, outputs of shape `outShape`.
+// `shape`, K (int64 [1]) as an initializer when `k` is a number, as a second graph input when
+// it is 'input', outputs of shape `outShape`.
 
 const FLOAT = 1, INT32 = 6, INT64 = 7, DOUBLE = 11;
 export const TYPES = { float32: FLOAT, int32: INT32, int64: INT64, float64: DOUBLE };
@@ -23,7 +24,8 @@ const bytes = (field, data) => [...key(field, 2), ...varint(data.length), ...dat
 const text = (field, s) => bytes(field, [...new TextEncoder().encode(s)]);
 
 function valueInfo(name, elemType, shape) {
-  const dims = (shape || []).flatMap((d) => bytes(1, number(1, d)));
+  // A number is a fixed dimension, a string a symbolic one.
+  const dims = (shape || []).flatMap((d) => bytes(1, typeof d === 'string' ? text(2, d) : number(1, d)));
   const tensor = [...number(1, elemType), ...bytes(2, dims)];
   return [...text(1, name), ...bytes(2, bytes(1, tensor))];
 }
@@ -37,11 +39,12 @@ export function model(opType, attributes, elemType, shape, k, opset, outShape) {
     ...Object.entries(attributes).flatMap(([name, i]) => bytes(5, [...text(1, name), ...number(3, i), ...number(20, 2)])),
   ];
   const graph = [...bytes(1, node), ...text(2, 'repro')];
-  if (k !== undefined) {
+  if (k !== undefined && k !== 'input') {
     const raw = new Uint8Array(new BigInt64Array([BigInt(k)]).buffer);
     graph.push(...bytes(5, [...number(1, 1), ...number(2, INT64), ...text(8, 'K'), ...bytes(9, [...raw])]));
   }
   graph.push(...bytes(11, valueInfo('X', elemType, shape)));
+  if (k === 'input') graph.push(...bytes(11, valueInfo('K', INT64, [1])));
   const outputType = (name) => (name === 'Values' ? elemType : INT64);
   outputs.forEach((name) => graph.push(...bytes(12, valueInfo(name, outputType(name), outShape))));
   const opsetImport = [...text(1, ''), ...number(2, opset)];
