@@ -179,6 +179,9 @@ class BrowserHost:
         if not isinstance(answer, dict):
             self.close()
             raise BackendCrash(f"the page sent {type(answer).__name__}, not a reply")
+        if answer.get("lost"):
+            self.close()
+            raise BackendCrash(f"the page's GPU device was lost ({answer['lost']}): the GPU process died or reset")
         log = answer.pop("log", [])
         return answer, [str(line) for line in log] if isinstance(log, list) else []
 
