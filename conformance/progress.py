@@ -63,8 +63,11 @@ def summary_table(results: list[Result]) -> Table:
     """Verdicts and the pass rate per backend; per operator and backend where the results
     hold more than one operator."""
     by_operator = verdict_counts_by_operator(results)
-    several = len({op for op, _ in by_operator}) > 1
-    table = Table(title="TopK conformance: verdicts per " + ("operator and backend" if several else "backend"))
+    operators = sorted({op for op, _ in by_operator})
+    several = len(operators) > 1
+    # Named by the operators the results hold: a run of ArgMax alone is not TopK's.
+    table = Table(title=f"{', '.join(operators) or 'no'} conformance: verdicts per "
+                  + ("operator and backend" if several else "backend"))
     if several:
         table.add_column("op")
     table.add_column("backend")

@@ -27,6 +27,8 @@ from harness import (
 )
 
 from backends.registry import by_name
+from conformance.progress import summary_table
+from conformance.results.records import Result
 from conformance.running.runner import variants_for
 
 RUN_BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu", "tract")
@@ -137,6 +139,14 @@ def test_report_mentions_every_backend_and_case(documented_run: Run) -> None:
     assert "tie-order" in html, "the report lists openvino-cpu's discrepancies"
 
 
+def test_the_summary_is_titled_by_the_operators_it_counts() -> None:
+    """A run of ArgMax alone is not called TopK's; several operators are named together."""
+    argmax = Result("c", "ort-cpu", "onnx-opset13", "none", "pass", op="argmax")
+    topk = Result("c", "ort-cpu", "onnx-opset11", "constant", "fail", op="topk")
+    assert summary_table([argmax]).title == "argmax conformance: verdicts per backend"
+    assert summary_table([argmax, topk]).title == "argmax, topk conformance: verdicts per operator and backend"
+
+
 def test_plain_output_has_progress_lines_and_summary(documented_run: Run) -> None:
     stdout = documented_run.completed.stdout
     total = len(documented_run.results)
@@ -144,7 +154,7 @@ def test_plain_output_has_progress_lines_and_summary(documented_run: Run) -> Non
     assert progress, stdout
     assert progress[-1].startswith(f"progress: {total}/{total} done")
     assert "\x1b[" not in stdout, "no terminal control codes when stdout is not a terminal"
-    assert "TopK conformance: verdicts per backend" in stdout
+    assert "topk conformance: verdicts per backend" in stdout
     counts = Counter((r["backend"], r["verdict"]) for r in documented_run.results)
     for backend in RUN_BACKENDS:
         row = next(line for line in stdout.splitlines() if f" {backend} " in line and "│" in line)
