@@ -17,6 +17,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -334,6 +335,7 @@ class Worker:
     # the isa of the results made here, for a graph whose worker died.
     answered: Probe | None = None
     emulated: str = ""  # the emulator its process runs under ("" where none)
+    began: float = 0.0  # when the request in flight was sent (time.monotonic)
     died: str = ""  # how the process of the last request died ("": it answered, or hung)
 
     @property
@@ -397,6 +399,7 @@ class Worker:
         assert self._connection is not None
         self.busy = True
         self.died = ""
+        self.began = time.monotonic()
         try:
             self._connection.send((None if case is self._holds else case, variant))
             self._holds = case
@@ -414,7 +417,8 @@ class Worker:
             self._process.join(5)
             how = self.died = _signal_name(self._process.exitcode)
             self._discard()
-            return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa)
+            return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa,
+                                self._spent())
 
     def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
@@ -457,10 +461,15 @@ class Worker:
 
     def timed_out(self, case: Case, variant: Variant) -> Result:
         """The request in flight got no answer in time: the worker is killed."""
+        spent = self._spent()
         self.stop(graceful=False)  # a hung worker cannot answer a stop request
         timeout = self.request_timeout(case)
         return crash_result(case, self.backend.name, variant, f"no answer in {timeout:g} s; the worker was killed",
-                            self.isa)
+                            self.isa, spent)
+
+    def _spent(self) -> float:
+        """The seconds since the request in flight was sent: what a graph that crashed cost."""
+        return round(time.monotonic() - self.began, 6) if self.began else 0.0
 
     def unavailable(self, case: Case, variant: Variant) -> Result:
         return _result(case, self.backend.name, variant, "skip",
@@ -560,15 +569,17 @@ class Worker:
         self.busy = False
 
 
-def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str) -> Result:
+def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str, seconds: float = 0.0) -> Result:
     """The `crash` result of a graph whose worker died, hung or did not start (`backend`:
-    its name; `isa`: as its worker answered, isa_of)."""
-    return _result(case, backend, variant, "crash", message, isa)
+    its name; `isa`: as its worker answered, isa_of; `seconds`: what it cost, the time limit
+    for a hang, so that --shard-timings does not take the slowest graphs for free)."""
+    return _result(case, backend, variant, "crash", message, isa, seconds)
 
 
-def _result(case: Case, backend: str, variant: Variant, verdict: Verdict, message: str, isa: str) -> Result:
+def _result(case: Case, backend: str, variant: Variant, verdict: Verdict, message: str, isa: str,
+            seconds: float = 0.0) -> Result:
     return Result(
         case.id, backend, variant.graph, variant.k_label, verdict,
-        message=message, tags=list(case.tags), profile=variant.profile(case).label, x_shape=variant.x_shape,
-        case_file=str(case.file), isa=isa, op=case.op,
+        message=message, seconds=seconds, tags=list(case.tags), profile=variant.profile(case).label,
+        x_shape=variant.x_shape, case_file=str(case.file), isa=isa, op=case.op,
     )
