@@ -71,6 +71,18 @@ def test_no_two_folders_import_each_other() -> None:
         raise AssertionError(f"folders import each other: {' -> '.join(cycle.args[1])}") from None
 
 
+def test_backends_never_import_the_stages_that_run_them() -> None:
+    """backends/ (any folder of it) sits below conformance/running/, which drives it: no module
+    of backends/ imports conformance/running/ (nor results, report or the front ends), so the
+    two trees never import each other, whatever the folder granularity."""
+    above = ("conformance/running", "conformance/results", "conformance/report", "conformance")
+    reaching = {
+        source: {target: imports for target, imports in targets.items() if target in above}
+        for source, targets in folder_imports().items() if source == "backends" or source.startswith("backends/")
+    }
+    assert not {source: targets for source, targets in reaching.items() if targets}, reaching
+
+
 def test_the_bottom_layer_imports_only_itself() -> None:
     outside = {target: list(imports) for target, imports in folder_imports().get(CORE, {}).items()}
     assert not outside, f"{CORE} imports folders above it: {outside}"

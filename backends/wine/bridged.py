@@ -13,7 +13,6 @@ from backends.base import EVERY_OPERATOR, Availability, Backend, BackendCrash, E
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
 from conformance.ops.registry import OPERATORS
-from conformance.running.runner import GraphCache
 
 
 class ProofFailed(RuntimeError):
@@ -83,10 +82,9 @@ class BridgedBackend(Backend):
     def _prove(self, bridge: Bridge) -> None:
         """Every operator's known-answer inputs (its record's `proof`) through the variants of
         the dialects this backend runs, each judged a pass before any result is given."""
-        graphs = GraphCache()
         for operator in (OPERATORS[name] for name in self.operators_taken() if name in OPERATORS):
             for case, variant in [pair for kind in self.kinds for pair in operator.proof(kind)]:
-                graph = graphs.get(case, variant)
+                graph = operator.build(case, variant)
                 execution = self.run_on(bridge, graph)
                 verdict = operator.judge(case, variant.profile(case), execution.outputs_named(graph.outputs))
                 if verdict.verdict != "pass":
