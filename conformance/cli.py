@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from backends.base import Backend
-from backends.registry import all_backends, by_name
+from backends.registry import NAME_RULE, all_backends, by_name, valid_name
 from conformance import fuzz
 from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
@@ -466,10 +466,17 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
         except BaselineError as exc:
             return _refused(f"{exc} (the notes of an existing -o baseline carry over: fix or remove it)")
     renamed: dict[str, str] = {}
+    present = sorted({result.backend for results_file in files for result in results_file.results})
     for pair in args.record_as:
         name, _, other = pair.partition("=")
-        if not name or not other:
-            return _refused(f"--as {pair}: want NAME=OTHER")
+        if not valid_name(name) or not valid_name(other):
+            return _refused(f"--as {pair}: want NAME=OTHER, two backend names ({NAME_RULE})")
+        if name in renamed:
+            return _refused(f"--as {pair}: {name} is already recorded as {renamed[name]}")
+        if name not in present:
+            # A typo would otherwise record nothing under OTHER, and say nothing.
+            return _refused(f"--as {pair}: no result of backend {name} in the results files "
+                            f"(they hold {', '.join(present) or 'no results'})")
         renamed[name] = other
     results = [dataclasses.replace(result, backend=renamed.get(result.backend, result.backend))
                for results_file in files for result in results_file.results]

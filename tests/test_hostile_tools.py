@@ -43,6 +43,26 @@ def good_results(path: Path, verdict: str = "pass") -> Path:
                                "results": [dict(RESULT, verdict=verdict)]})
 
 
+# --- baseline --as: every rename does what it says -------------------------------------------------
+
+@pytest.mark.parametrize(("renames", "said"), [
+    (["ort-cpx=openvino-cpu"], "--as ort-cpx=openvino-cpu: no result of backend ort-cpx in the results files "
+                               "(they hold ort-cpu)"),
+    (["ort-cpu=a=b"], "--as ort-cpu=a=b: want NAME=OTHER, two backend names"),
+    (["ort-cpu="], "--as ort-cpu=: want NAME=OTHER"),
+    (["ort-cpu=openvino-cpu", "ort-cpu=tract"], "--as ort-cpu=tract: ort-cpu is already recorded as openvino-cpu"),
+])
+def test_a_rename_that_would_do_nothing_or_two_things_is_refused(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], renames: list[str], said: str) -> None:
+    """`baseline --as NAME=OTHER` naming no backend of the results (a typo), with two '=',
+    or NAME twice: exit 2 saying so, and no baseline written."""
+    out = tmp_path / "baseline.yaml"
+    status, stderr = main(capsys, "baseline", good_results(tmp_path / "r.json"), "-o", out,
+                          *[arg for rename in renames for arg in ("--as", rename)])
+    assert status == 2 and said in stderr, stderr
+    assert not out.exists()
+
+
 # --- the gate never holds without checking ------------------------------------------------------
 
 
