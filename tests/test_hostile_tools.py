@@ -43,6 +43,18 @@ def good_results(path: Path, verdict: str = "pass") -> Path:
                                "results": [dict(RESULT, verdict=verdict)]})
 
 
+def test_a_cliff_record_without_its_fields_is_refused_by_name_not_a_template_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cliff` is an object of known fields: one without them was a Jinja UndefinedError, exit 1."""
+    bad = results_file(tmp_path / "r.json", {"environment": {}, "backends": {}, "case_errors": [],
+                                             "results": [dict(RESULT, cliff={"a": {"a": 1}})]})
+    for command in ("report", "merge", "baseline"):
+        status, stderr = main(capsys, command, bad, "-o", tmp_path / f"out.{command}")
+        assert status == 2, stderr
+        assert stderr.strip().splitlines() == [f"topk-conformance: cannot read results: {bad}: results[0].cliff: "
+                                               "'ratio' is a required property"], stderr
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [
