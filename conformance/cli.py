@@ -11,7 +11,7 @@ import argparse
 import dataclasses
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -345,27 +345,39 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
 
 def _setup_isa_limits(console: Console) -> int:
     from backends.isa_limit import DEBIAN_PACKAGES, LIMITS
-    from backends.setup_steps import SetupError, install_packages
+    from backends.setup_steps import install_packages
 
-    try:
-        install_packages(console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")
-    except SetupError as exc:
-        console.print(f"[bold red]setup isa-limits stopped[/]: {exc}")
+    if not _set_up(console, "isa-limits", lambda: install_packages(
+            console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")):
         return 1
     limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
     console.print(_backend_table(limited, Executors.probe_once(limited, timeout=120)))
     return 0
 
 
-def _setup_web(console: Console) -> int:
+def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool:
+    """Run a setup's steps; where one cannot be done (a SetupError, or a folder that cannot be
+    written: no home, a read-only cache, a file in the path), one line saying why."""
     from backends.setup_steps import SetupError
+
+    try:
+        steps()
+    except SetupError as exc:
+        console.print(f"[bold red]setup {component} stopped[/]: {escape(str(exc))}")
+        return False
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        console.print(f"[bold red]setup {component} stopped[/]: cannot write {escape(where)}{exc.strerror or exc} "
+                      "(set TOPK_CONFORMANCE_CACHE to a folder you can write)")
+        return False
+    return True
+
+
+def _setup_web(console: Console) -> int:
     from backends.web.environment import default_setup
     from backends.web.provision import provision
 
-    try:
-        provision(default_setup(), say=console.print)
-    except SetupError as exc:
-        console.print(f"[bold red]setup web stopped[/]: {escape(str(exc))}")
+    if not _set_up(console, "web", lambda: provision(default_setup(), say=console.print)):
         return 1
     # Each backend starts its Node or its Chromium page (and asks for an adapter) in a worker.
     web = by_name(["ort-web-wasm", "ort-web-webgpu"])
@@ -375,15 +387,11 @@ def _setup_web(console: Console) -> int:
 
 
 def _setup(console: Console) -> int:
-    from backends.setup_steps import SetupError
     from backends.wine.environment import default_setup
     from backends.wine.provision import provision
 
     setup = default_setup()
-    try:
-        provision(setup, say=console.print)
-    except SetupError as exc:
-        console.print(f"[bold red]setup directml stopped[/]: {exc}")
+    if not _set_up(console, "directml", lambda: provision(setup, say=console.print)):
         return 1
     # The backends prove the bridge on known inputs before they call themselves available.
     wine_backends = by_name(["ort-dml-wine", "directml-wine"])

@@ -70,6 +70,20 @@ def test_a_shard_count_beyond_what_run_takes_is_refused_before_merge_counts_it(
     assert "environment.shard.count: 1000000000 is greater than the maximum of 1000" in stderr, stderr
 
 
+@pytest.mark.parametrize("component", ["directml", "web"])
+def test_a_setup_whose_cache_cannot_be_written_stops_with_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, component: str) -> None:
+    """TOPK_CONFORMANCE_CACHE under a regular file (or read-only, or no home): was a
+    NotADirectoryError / PermissionError traceback."""
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("TOPK_CONFORMANCE_CACHE", str(tmp_path / "a-file" / "cache"))
+    completed = run_cli("setup", component, timeout=600)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "Traceback" not in completed.stdout + completed.stderr
+    stopped = [line for line in completed.stdout.splitlines() if f"setup {component} stopped" in line]
+    assert len(stopped) == 1 and str(tmp_path / "a-file") in stopped[0], completed.stdout
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [
