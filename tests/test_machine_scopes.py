@@ -5,6 +5,7 @@ from runs on several tiers, and a gate that still fails on a real regression on 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -55,6 +56,22 @@ def test_a_scope_is_a_range_of_tiers(scope: str, inside: list[str], outside: lis
 def test_a_scope_naming_no_tier_is_refused() -> None:
     with pytest.raises(ScopeError, match="'avx3' is not an instruction-set tier"):
         Scope.parse(">=avx3")
+
+
+@pytest.mark.parametrize(("scope", "said"), [
+    ("avx512core", "'avx512core' is neither an instruction-set tier"),  # a misspelt avx512_core
+    ("<avx2 >=avx2", "'<avx2 >=avx2' holds on no tier"),
+    ("aarch64 <avx2", "'aarch64 <avx2' holds on no tier"),
+])
+def test_a_scope_that_would_hold_nowhere_is_refused(scope: str, said: str) -> None:
+    """Such an entry would never apply and never be reported, even under --strict-baseline."""
+    with pytest.raises(ScopeError, match=re.escape(said)):
+        Scope.parse(scope)
+
+
+@pytest.mark.parametrize("scope", ["aarch64", "aarch64+sve", "avx2", ">=avx512_core <avx512_core_bf16"])
+def test_architectures_and_tiers_by_name_are_scopes(scope: str) -> None:
+    assert Scope.parse(scope).text == scope
 
 
 def _result(isa: str, verdict: str, rules: tuple[str, ...] = (), case: str = "c") -> Result:

@@ -125,6 +125,10 @@ def describe(tier: str) -> dict[str, str]:
 
 # --- scopes: where a baseline entry holds ---------------------------------------------------
 
+# What tier_of() gives off x86-64 (platform.machine(), lower case; `+sve` may follow).
+ARCHITECTURES = ("aarch64", "arm64", "armv7l", "armv8l", "ppc64le", "s390x", "riscv64", "loongarch64", "i686", "x86_64")
+
+
 class ScopeError(ValueError):
     """A scope that names no known tier, or is not of the scope form."""
 
@@ -138,10 +142,19 @@ class Scope:
 
     @staticmethod
     def parse(text: str) -> Scope:
-        for operator, name in _conditions(text):
+        conditions = _conditions(text)
+        for operator, name in conditions:
             if operator and name not in _RANK:
                 raise ScopeError(f"{name!r} is not an instruction-set tier; known: {', '.join(TIER_NAMES)}")
-        return Scope(" ".join(text.split()))
+            if not operator and name not in _RANK and name.removesuffix("+sve") not in ARCHITECTURES:
+                # A misspelt tier would hold nowhere, silently, even under --strict-baseline.
+                raise ScopeError(f"{name!r} is neither an instruction-set tier ({', '.join(TIER_NAMES)}) nor an "
+                                 f"architecture ({', '.join(ARCHITECTURES)})")
+        scope = Scope(" ".join(text.split()))
+        named = {name for _, name in conditions}
+        if conditions and not any(scope.holds(tier) for tier in (*TIER_NAMES, *named)):
+            raise ScopeError(f"{scope.text!r} holds on no tier")
+        return scope
 
     def holds(self, tier: str) -> bool:
         """Whether a result of this tier is in the scope ("" tier: unknown, only the
