@@ -182,6 +182,16 @@ def test_malformed_case_gives_one_error_line(tmp_path: Path, name: str) -> None:
     assert sorted(case.id for case in loaded.cases) == ["good", "other-file"]
 
 
+def test_an_out_of_range_axis_is_never_taken_for_a_repeated_one(tmp_path: Path) -> None:
+    """ArgMax axis [5, 1] on a rank-2 input: 5 is out of range (refused, or, in a case that
+    expects an error, kept for the runtime to refuse), not "one axis twice" (5 mod 2 = 1)."""
+    loaded = load(tmp_path, {"a.yaml": "cases:\n" + one_case(rest="op: argmax\n    axis: [5, 1]")
+                             + one_case(rest="op: argmax\n    axis: [5, 1]\n    expect_error: true", case_id="kept")})
+    said = [str(error).split(": ", 2)[2] for error in loaded.errors]
+    assert said == ["axis[0]: 5 is out of range for rank 2 (valid: -2..1)"]
+    assert [case.id for case in loaded.cases] == ["kept"]
+
+
 def test_error_line_format(tmp_path: Path) -> None:
     text, _ = MALFORMED["uint8-300"]
     loaded = load(tmp_path, {"a.yaml": "cases:\n" + text})
