@@ -156,6 +156,9 @@ def _parser() -> argparse.ArgumentParser:
                                help="on conflicting verdicts keep the later file's (else exit 1)")
     baseline = commands.add_parser("baseline", help="write a baseline (the known discrepancies) from results")
     baseline.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
+    baseline.add_argument("--prefer", choices=["later"],
+                          help="where two files give one result differently on one tier, record the later "
+                          "file's (else exit 1 and write nothing)")
     baseline.add_argument("--as", dest="record_as", action="append", default=[], metavar="NAME=OTHER",
                           help="record backend NAME's results as OTHER's, on NAME's instruction-set tier "
                                "(openvino-cpu-avx2=openvino-cpu: the AVX2 machines' entries of openvino-cpu)")
@@ -463,6 +466,21 @@ def _merge(args: argparse.Namespace, console: Console) -> int:
     return status
 
 
+def _tier_conflicts(results: list[Result]) -> list[str]:
+    """Results of one key and one instruction-set tier that two files give differently: one
+    of them would be recorded and the other dropped without a word."""
+    seen: dict[tuple[Any, ...], Result] = {}
+    conflicts = []
+    for result in results:
+        earlier = seen.setdefault((*result.key, result.isa), result)
+        if (earlier.verdict, earlier.rules) != (result.verdict, result.rules):
+            conflicts.append(f"{result.case} on {result.backend} ({result.graph}, K {result.k_source}, "
+                             f"isa {result.isa or '-'}): {earlier.verdict} {earlier.rules} from "
+                             f"{earlier.machine or '?'}, {result.verdict} {result.rules} from {result.machine or '?'}")
+            seen[(*result.key, result.isa)] = result  # the later one is what --prefer later records
+    return conflicts
+
+
 def _baseline(args: argparse.Namespace, console: Console) -> int:
     files = _read_all(args.results)
     if files is None:
@@ -488,6 +506,13 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
         renamed[name] = other
     results = [dataclasses.replace(result, backend=renamed.get(result.backend, result.backend))
                for results_file in files for result in results_file.results]
+    conflicts = _tier_conflicts(results)
+    for line in conflicts:
+        print(f"conflict: {printable(line)}", file=sys.stderr)
+    if conflicts and args.prefer != "later":
+        print(f"topk-conformance: {len(conflicts)} results differ between files on the same tier; nothing was "
+              "written. --prefer later records the later file's", file=sys.stderr)
+        return 1
     recorded_with = files[-1].environment.get("packages", {})
     try:
         baseline = record(results, recorded_with, previous)

@@ -84,6 +84,19 @@ def test_a_setup_whose_cache_cannot_be_written_stops_with_one_line(
     assert len(stopped) == 1 and str(tmp_path / "a-file") in stopped[0], completed.stdout
 
 
+def test_two_files_that_disagree_on_one_result_are_a_conflict_for_baseline_too(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same result (key and tier) passing in one file and failing in another: baseline
+    kept the later one silently, exit 0; now exit 1, nothing written, unless --prefer later."""
+    passing, failing = good_results(tmp_path / "a.json"), good_results(tmp_path / "b.json", verdict="fail")
+    out = tmp_path / "baseline.yaml"
+    status, stderr = main(capsys, "baseline", passing, failing, "-o", out)
+    assert status == 1 and not out.exists(), stderr
+    assert "conflict: c on ort-cpu (onnx-opset11, K input, isa -): pass [] from a, fail [] from b" in stderr, stderr
+    status, stderr = main(capsys, "baseline", passing, failing, "-o", out, "--prefer", "later")
+    assert status == 0 and "verdict: fail" in out.read_text(), stderr
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [
