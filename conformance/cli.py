@@ -285,7 +285,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
     stopped: Interrupted | StreamFailed | None = None
     here = environment()
     if shard_plan is not None:
-        here["shard"] = shard_plan.record()  # for merge: which shards of which split it has
+        # For merge: which shards of which split it has, and which backends ran in it.
+        here["shard"] = shard_plan.record(backend.name for backend in backends)
     with RunProgress(total, console) as progress:
         try:
             folder.header(here, info, errors)
@@ -485,6 +486,8 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
     files = _read_all(args.results)
     if files is None:
         return 2
+    for line in shard_coverage(files)[1]:  # as merge and report say: a shard missing is results missing
+        print(f"topk-conformance: warning: {printable(line)}", file=sys.stderr)
     previous = None
     if args.output.is_file():  # through a link too; a folder there is the write's error
         try:

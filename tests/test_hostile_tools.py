@@ -97,6 +97,25 @@ def test_two_files_that_disagree_on_one_result_are_a_conflict_for_baseline_too(
     assert status == 0 and "verdict: fail" in out.read_text(), stderr
 
 
+def _shard(path: Path, index: int, ran: list[str]) -> Path:
+    return results_file(path, {
+        "environment": {"machine": path.stem, "shard": {"index": index, "count": 2, "backends": [], "ran": ran,
+                                                        "plan": "p"}},
+        "backends": {}, "case_errors": [],
+        "results": [dict(RESULT, case=f"c{index}", backend=backend) for backend in ran]})
+
+
+def test_shards_where_one_machine_lacked_a_default_backend_are_not_complete(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Shards run with the default backends on two machines, one without tract: merge said
+    `complete` while tract's results of shard 2 were missing; baseline said nothing."""
+    one, two = _shard(tmp_path / "one.json", 1, ["ort-cpu", "tract"]), _shard(tmp_path / "two.json", 2, ["ort-cpu"])
+    said = "shards of 2: tract did not run in shard 2; its results of those shards' cases are missing"
+    for command in ("merge", "baseline"):
+        status, stderr = main(capsys, command, one, two, "-o", tmp_path / f"out.{command}")
+        assert status == 0 and said in stderr and "complete" not in stderr, (command, stderr)  # a warning
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [

@@ -230,12 +230,16 @@ def shard_coverage(files: list[ResultsFile]) -> tuple[list[str], list[str]]:
     shards of different splits). Files that are not shards say nothing."""
     # (N, the backends named) -> plan -> the shard numbers given
     splits: dict[tuple[int, str], dict[str, list[int]]] = {}
+    # (N, the backends named) -> backend -> the shard numbers it ran in (files that say)
+    ran_in: dict[tuple[int, str], dict[str, set[int]]] = {}
     for results_file in files:
         for shard in _shard_records(results_file.environment):
             named = shard.get("backends")
             of = ", ".join(str(name) for name in named) if isinstance(named, list) else ""
             plans = splits.setdefault((shard["count"], of), {})
             plans.setdefault(str(shard.get("plan", "")), []).append(shard["index"])
+            for backend in shard.get("ran", []) if isinstance(shard.get("ran"), list) else []:
+                ran_in.setdefault((shard["count"], of), {}).setdefault(str(backend), set()).add(shard["index"])
     complete: list[str] = []
     warnings: list[str] = []
     for (count, of), plans in sorted(splits.items()):
@@ -252,7 +256,13 @@ def shard_coverage(files: list[ResultsFile]) -> tuple[list[str], list[str]]:
                             f"(given: {_numbers(sorted(set(given)))})")
         for index in repeated:
             warnings.append(f"shard {index}/{count}{which} given {given.count(index)} times")
-        if not missing and not repeated and len(plans) == 1:
+        # A backend the machine of some shard did not have: its results of those shards are missing.
+        partial = {backend: sorted(set(given) - shards) for backend, shards in ran_in.get((count, of), {}).items()
+                   if set(given) - shards}
+        for backend, without in sorted(partial.items()):
+            warnings.append(f"shards of {count}{which}: {backend} did not run in shard {_numbers(without)}; "
+                            f"its results of those shards' cases are missing")
+        if not missing and not repeated and len(plans) == 1 and not partial:
             complete.append(f"shards 1-{count} of {count}{which}: complete")
     return complete, warnings
 

@@ -42,10 +42,11 @@ class ShardPlan:
         """The selected cases another shard runs."""
         return {case_id for case_id, shard in self.assignment.items() if shard != self.index}
 
-    def record(self) -> dict[str, Any]:
-        """What results.json says of the shard (environment.shard)."""
+    def record(self, ran: Iterable[str]) -> dict[str, Any]:
+        """What results.json says of the shard (environment.shard); `ran`: the backends that
+        ran here (the default ones differ between machines: merge checks every shard had each)."""
         return {"index": self.index, "count": self.count, "cases": len(self.cases), "of": len(self.assignment),
-                "by": self.by, "backends": self.backends, "plan": self.plan}
+                "by": self.by, "backends": self.backends, "ran": sorted(ran), "plan": self.plan}
 
 
 def variant_weight(case: Case) -> int:
