@@ -467,6 +467,23 @@ def _merge(args: argparse.Namespace, console: Console) -> int:
     return status
 
 
+def _untiered_beside_tiered(sourced: list[tuple[Path, Result]]) -> str:
+    """Why results of a backend from a file without `isa` (older than the field) cannot be
+    scoped beside the same backend's results of known tiers, naming the file; or ""."""
+    tiers: dict[str, set[str]] = {}
+    untiered: dict[str, list[Path]] = {}
+    for path, result in sourced:
+        tiers.setdefault(result.backend, set()).add(result.isa)
+        if not result.isa and path not in untiered.setdefault(result.backend, []):
+            untiered[result.backend].append(path)
+    for backend, seen in sorted(tiers.items()):
+        if len(seen) > 1 and untiered.get(backend):
+            return (f"{', '.join(map(str, untiered[backend]))}: results[].isa: {backend}'s results there have no "
+                    "instruction-set tier (a file older than the field), so they cannot be scoped beside its results "
+                    f"of known tiers ({', '.join(sorted(seen - {''}))}); record them apart")
+    return ""
+
+
 def _tier_conflicts(results: list[Result]) -> list[str]:
     """Results of one key and one instruction-set tier that two files give differently: one
     of them would be recorded and the other dropped without a word."""
@@ -507,8 +524,12 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
             return _refused(f"--as {pair}: no result of backend {name} in the results files "
                             f"(they hold {', '.join(present) or 'no results'})")
         renamed[name] = other
-    results = [dataclasses.replace(result, backend=renamed.get(result.backend, result.backend))
-               for results_file in files for result in results_file.results]
+    sourced = [(path, dataclasses.replace(result, backend=renamed.get(result.backend, result.backend)))
+               for path, results_file in zip(args.results, files, strict=True) for result in results_file.results]
+    results = [result for _, result in sourced]
+    untiered = _untiered_beside_tiered(sourced)
+    if untiered:
+        return _refused(untiered)
     conflicts = _tier_conflicts(results)
     for line in conflicts:
         print(f"conflict: {printable(line)}", file=sys.stderr)

@@ -116,6 +116,16 @@ def test_shards_where_one_machine_lacked_a_default_backend_are_not_complete(
         assert status == 0 and said in stderr and "complete" not in stderr, (command, stderr)  # a warning
 
 
+def test_a_results_file_without_tiers_beside_one_with_is_refused_naming_the_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = good_results(tmp_path / "old.json")  # no `isa`: older than the field
+    new = results_file(tmp_path / "new.json", {"environment": {}, "backends": {}, "case_errors": [],
+                                                "results": [dict(RESULT, isa="avx2")]})
+    status, stderr = main(capsys, "baseline", old, new, "-o", tmp_path / "b.yaml")
+    assert status == 2, stderr
+    assert stderr.startswith(f"topk-conformance: {old}: results[].isa: ort-cpu's results there have no "), stderr
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [
