@@ -19,7 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from backends.base import Backend
+from backends.base import Availability, Backend
 from backends.registry import NAME_RULE, all_backends, by_name, valid_name
 from conformance import fuzz
 from conformance.cases import corpus as _corpus
@@ -355,7 +355,18 @@ def _setup_isa_limits(console: Console) -> int:
             console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")):
         return 1
     limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
-    console.print(_backend_table(limited, Executors.probe_once(limited, timeout=120)))
+    probes = Executors.probe_once(limited, timeout=120)
+    console.print(_backend_table(limited, probes))
+    return _setup_result(console, "isa-limits", {name: probe.availability for name, probe in probes.items()})
+
+
+def _setup_result(console: Console, component: str, availability: dict[str, Availability]) -> int:
+    """0 where every backend the setup is for is available now; else 1, with one line."""
+    missing = {name: status.reason for name, status in availability.items() if not status.available}
+    if missing:
+        console.print(f"[bold red]setup {component}: not available[/]: "
+                      + escape("; ".join(f"{name}: {reason}" for name, reason in missing.items())))
+        return 1
     return 0
 
 
@@ -387,7 +398,7 @@ def _setup_web(console: Console) -> int:
     web = by_name(["ort-web-wasm", "ort-web-webgpu"])
     probes = Executors.probe_once(web, timeout=120)
     console.print(_backend_table(web, probes))
-    return 0 if all(probes[b.name].availability.available for b in web) else 1
+    return _setup_result(console, "web", {name: probe.availability for name, probe in probes.items()})
 
 
 def _setup(console: Console) -> int:
@@ -399,8 +410,9 @@ def _setup(console: Console) -> int:
         return 1
     # The backends prove the bridge on known inputs before they call themselves available.
     wine_backends = by_name(["ort-dml-wine", "directml-wine"])
-    console.print(_backend_table(wine_backends, {b.name: probe_here(b) for b in wine_backends}))
-    return 0 if all(b.availability().available for b in wine_backends) else 1
+    probes = {b.name: probe_here(b) for b in wine_backends}
+    console.print(_backend_table(wine_backends, probes))
+    return _setup_result(console, "directml", {name: probe.availability for name, probe in probes.items()})
 
 
 def _read_all(paths: list[Path]) -> list[ResultsFile] | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -124,6 +125,22 @@ def test_a_results_file_without_tiers_beside_one_with_is_refused_naming_the_file
     status, stderr = main(capsys, "baseline", old, new, "-o", tmp_path / "b.yaml")
     assert status == 2, stderr
     assert stderr.startswith(f"topk-conformance: {old}: results[].isa: ort-cpu's results there have no "), stderr
+
+
+def test_setup_isa_limits_fails_where_its_backends_stay_unavailable(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its table said `no` and it exited 0: here QEMU is off PATH (the package stays installed)."""
+    if shutil.which("dpkg-query") is None or os.geteuid() != 0:
+        pytest.skip("needs Debian and root, as `setup isa-limits` does")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for tool in ("dpkg-query",):
+        (bin_dir / tool).symlink_to(shutil.which(tool) or tool)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}")
+    completed = run_cli("setup", "isa-limits", timeout=300)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    line = next(line for line in completed.stdout.splitlines() if "setup isa-limits: not available" in line)
+    assert "openvino-cpu-avx2" in line and "qemu-x86_64 not found" in line, line
 
 
 # --- baseline --as: every rename does what it says -------------------------------------------------
