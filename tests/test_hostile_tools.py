@@ -143,6 +143,24 @@ def test_setup_isa_limits_fails_where_its_backends_stay_unavailable(
     assert "openvino-cpu-avx2" in line and "qemu-x86_64 not found" in line, line
 
 
+def test_a_new_run_removes_the_last_runs_results_before_it_streams_its_own(tmp_path: Path) -> None:
+    """A run killed with SIGKILL never writes results.json: the folder must not keep the
+    earlier run's results.json and report.html beside the killed run's stream."""
+    for name in ("results.json", "report.html"):
+        (tmp_path / name).write_text("an earlier run's")
+    with OutputFolder(tmp_path) as folder:
+        folder.header({}, {}, [])
+        assert not (tmp_path / "results.json").exists() and not (tmp_path / "report.html").exists()
+        assert (tmp_path / STREAM_NAME).exists()
+
+
+def test_a_run_refused_before_it_starts_leaves_the_last_runs_results(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text("an earlier run's")
+    completed = run_cli("run", "--backend", "no-such-backend", "--out", tmp_path)
+    assert completed.returncode == 2
+    assert (tmp_path / "results.json").read_text() == "an earlier run's"
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
     from conformance.results.records import Result
 
 STREAM_NAME = "results.jsonl"
+# What a run writes when it ends (or is stopped by a signal it can catch).
+FINISHED_NAMES = ("results.json", "report.html")
 LOCK_NAME = ".topk-conformance.lock"
 
 
@@ -76,9 +78,13 @@ class OutputFolder:
         return self
 
     def header(self, environment: dict[str, Any], backends: dict[str, Any], case_errors: list[str]) -> None:
-        """Start the stream (replacing the previous run's) with the run's header line."""
+        """Start the stream (replacing the previous run's) with the run's header line. The
+        previous run's results.json and report.html go first: a run killed before it writes its
+        own must not leave another run's files looking like its results."""
         path = self.folder / STREAM_NAME
         try:
+            for name in FINISHED_NAMES:
+                (self.folder / name).unlink(missing_ok=True)
             path.unlink(missing_ok=True)  # a link there goes, its target stays as it was
             self._stream = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         except OSError as exc:
