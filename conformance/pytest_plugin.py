@@ -15,7 +15,7 @@ import pytest
 
 from backends.base import Availability, Backend
 from backends.registry import by_name
-from conformance.cases.corpus import default_case_roots
+from conformance.cases.corpus import default_case_roots, shipped_corpus
 from conformance.cases.loader import CaseError, load_file
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
@@ -70,6 +70,16 @@ def pytest_configure(config: pytest.Config) -> None:
         # A CI job that lost its runtime must not stay green on a run of skips.
         raise pytest.UsageError(f"backend not available here ({reasons}); --allow-unavailable skips them instead")
     config.stash[_STATE] = state
+    _pyargs_to_the_corpus(config)
+
+
+def _pyargs_to_the_corpus(config: pytest.Config) -> None:
+    """`--pyargs conformance` collects the package's folder: in a wheel the corpus lies inside
+    it (conformance/corpus/), in an editable install beside it (the checkout's cases/), where
+    pytest would find nothing. Either way, the shipped corpus is what it names."""
+    corpus = shipped_corpus()
+    if config.getoption("pyargs") and corpus is not None and "conformance" in config.args:
+        config.args[:] = [str(corpus) if arg == "conformance" else arg for arg in config.args]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

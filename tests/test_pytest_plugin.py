@@ -224,3 +224,15 @@ def test_a_baseline_turns_known_discrepancies_into_xfails(project: pytest.Pytest
     empty.write_text("backends: [openvino-cpu]\nresults: []\n")
     result = run(project, "--backend", "openvino-cpu", *select, "--baseline", str(empty))
     result.assert_outcomes(failed=1)
+
+
+def test_the_vendors_guide_pyargs_command_runs_the_shipped_corpus_from_anywhere(pytester: pytest.Pytester) -> None:
+    """`pytest --backend NAME --pyargs conformance` (docs/vendors/README.md), from a folder
+    without cases/: with the editable install the README uses, it collected nothing (exit 5)."""
+    result = pytester.runpytest_subprocess(
+        "--backend", "onnx-reference", "--pyargs", "conformance", "-k", "dml-top-k1-example-1",
+        "-p", "no:cacheprovider", "-p", "no:randomly", "-q", timeout=300,
+    )
+    assert result.ret == 0, result.outlines[-5:]
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 8 and "failed" not in outcomes, outcomes
