@@ -53,6 +53,7 @@ def _abort() -> None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core file in the repo
     except (ImportError, ValueError, OSError):
         pass
+    os.write(2, b"fault-abort: the runtime says why it aborts\n")  # as a native runtime does, on its stderr
     os.abort()
 
 

@@ -61,12 +61,15 @@ def check_crash_then_recovery(backend: Backend, results: list[Result], seen: lis
     return crashed
 
 
-def test_abort_is_a_crash_naming_the_signal_and_the_run_goes_on() -> None:
+def test_abort_is_a_crash_naming_the_signal_and_the_run_goes_on(capfd: pytest.CaptureFixture[str]) -> None:
     backend = AbortingBackend()
     results, seen = run(backend, timeout=60)
     crashed = check_crash_then_recovery(backend, results, seen)
     assert "SIGABRT" in crashed.message and "died" in crashed.message, crashed.message
     assert crashed.profile == "ONNX sorted=1"
+    # What the dying runtime printed is in the result it caused, not on the user's terminal.
+    assert "it printed: fault-abort: the runtime says why it aborts" in crashed.message, crashed.message
+    assert "fault-abort" not in capfd.readouterr().err
 
 
 def test_a_death_under_an_emulator_that_does_not_repeat_is_asked_again(tmp_path: Path) -> None:

@@ -187,6 +187,24 @@ def _launching(launch: WorkerLaunch | None) -> Iterator[None]:
                 os.environ[name] = value
 
 
+def _stderr_file(backend: str) -> str:
+    """A file for one worker's stderr, removed as this process exits ("" where none can be made:
+    the worker then prints where this process does)."""
+    try:
+        fd, path = tempfile.mkstemp(prefix=f"topk-{''.join(c for c in backend if c.isalnum() or c == '-')}-",
+                                    suffix=".stderr")
+    except OSError:
+        return ""
+    os.close(fd)
+    atexit.register(_remove, path)
+    return path
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
 _SCRIPTS: dict[tuple[str, ...], str] = {}
 
 
@@ -220,8 +238,13 @@ def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
     return launch
 
 
-def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True) -> None:
+def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True, said: str = "") -> None:
     die_with_parent()  # no orphan after a SIGKILL of the main process
+    if said:
+        # What the runtime prints (a Rust panic, a native abort's message) goes to a file the
+        # main process reads into the crash result it causes, not onto the user's terminal.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(said, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC), 2)
     # Ctrl-C reaches the whole process group: the main process stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     graphs = GraphCache(reuse=graph_reuse)
@@ -336,6 +359,7 @@ class Worker:
     answered: Probe | None = None
     emulated: str = ""  # the emulator its process runs under ("" where none)
     began: float = 0.0  # when the request in flight was sent (time.monotonic)
+    said: str = ""  # the file the worker process's stderr goes to (made at its first start)
     died: str = ""  # how the process of the last request died ("": it answered, or hung)
 
     @property
@@ -400,6 +424,9 @@ class Worker:
         self.busy = True
         self.died = ""
         self.began = time.monotonic()
+        if self.said:
+            with contextlib.suppress(OSError):
+                os.truncate(self.said, 0)  # the worker appends: what it prints from here is this request's
         try:
             self._connection.send((None if case is self._holds else case, variant))
             self._holds = case
@@ -417,8 +444,8 @@ class Worker:
             self._process.join(5)
             how = self.died = _signal_name(self._process.exitcode)
             self._discard()
-            return crash_result(case, self.backend.name, variant, f"the worker process died ({how})", self.isa,
-                                self._spent())
+            return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
+                                self.isa, self._spent())
 
     def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
@@ -464,8 +491,21 @@ class Worker:
         spent = self._spent()
         self.stop(graceful=False)  # a hung worker cannot answer a stop request
         timeout = self.request_timeout(case)
-        return crash_result(case, self.backend.name, variant, f"no answer in {timeout:g} s; the worker was killed",
-                            self.isa, spent)
+        return crash_result(case, self.backend.name, variant,
+                            f"no answer in {timeout:g} s; the worker was killed{self.printed()}", self.isa, spent)
+
+    def printed(self) -> str:
+        """What the worker printed during the request in flight, for its crash result: from a
+        panic's first line where there is one (a backtrace after it is not the message)."""
+        try:
+            with open(self.said, "rb") as stream:
+                text = stream.read(1 << 20).decode("utf-8", "replace")
+        except OSError:
+            return ""
+        start = text.find("panicked at")
+        text = text[text.rfind("\n", 0, start) + 1:].split("stack backtrace:")[0] if start >= 0 else text[-600:]
+        text = " ".join(text.split())[:600]
+        return f"; it printed: {text}" if text else ""
 
     def _spent(self) -> float:
         """The seconds since the request in flight was sent: what a graph that crashed cost."""
@@ -485,8 +525,10 @@ class Worker:
                 self.start_failure = launch
                 return
             self.emulated = " ".join(launch.emulator) if launch is not None else ""
+            if not self.said:
+                self.said = _stderr_file(self.backend.name)
             parent, child = _CONTEXT.Pipe()
-            self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse),
+            self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse, self.said),
                                              daemon=True)
             try:
                 with _launching(launch):
