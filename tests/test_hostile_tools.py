@@ -161,6 +161,29 @@ def test_a_run_refused_before_it_starts_leaves_the_last_runs_results(tmp_path: P
     assert (tmp_path / "results.json").read_text() == "an earlier run's"
 
 
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("where", ["environment", "discrepancy", "unknown-field"])
+@pytest.mark.parametrize("command", ["merge", "report", "baseline"])
+def test_a_results_file_nested_200_deep_is_read_or_refused_never_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, command: str) -> None:
+    result = dict(RESULT)
+    environment: dict[str, Any] = {}
+    if where == "environment":
+        environment["x"] = _nested(200)
+    else:
+        result["discrepancy" if where == "discrepancy" else "energy"] = _nested(200)
+    path = results_file(tmp_path / "deep.json", {"environment": environment, "backends": {}, "case_errors": [],
+                                                 "results": [result]})
+    status, stderr = main(capsys, command, path, "-o", tmp_path / f"out.{command}")
+    assert status in (0, 2) and "Traceback" not in stderr, stderr
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [
