@@ -1,4 +1,5 @@
-"""Build hook: the repository's cases/ goes into the wheel as conformance/corpus/.
+"""Build hook: the repository's cases/ goes into the wheel as conformance/corpus/, and its
+findings/ (the finding records and their repros) as conformance/finding_records/.
 
 cases/ stays the single source of the corpus; nothing is copied by hand. Every build of the
 package (`pip wheel .`, `python -m build`, from the repository or from its sdist, which
@@ -16,6 +17,9 @@ from setuptools.command.build_py import build_py
 
 CASES = Path(__file__).resolve().parent / "cases"
 CASE_SUFFIXES = (".yaml", ".yml")
+FINDINGS = Path(__file__).resolve().parent / "findings"
+# A finding's folder: its record, its repros (Python, Node, a page, C), the models beside them.
+FINDING_SUFFIXES = (".yaml", ".py", ".mjs", ".html", ".c", ".onnx", ".md")
 
 
 class BuildPyWithCorpus(build_py):
@@ -26,6 +30,7 @@ class BuildPyWithCorpus(build_py):
         # A build folder reused between builds (`pip wheel .` builds in place) must not keep
         # a case file that cases/ no longer has.
         shutil.rmtree(Path(self.build_lib) / "conformance" / "corpus", ignore_errors=True)
+        shutil.rmtree(Path(self.build_lib) / "conformance" / "finding_records", ignore_errors=True)
         for source, target in self._corpus_files():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
@@ -40,10 +45,16 @@ class BuildPyWithCorpus(build_py):
         if not CASES.is_dir():
             raise SystemExit(f"cannot build topk-conformance without its corpus: {CASES} is missing")
         corpus = Path(self.build_lib) / "conformance" / "corpus"
+        records = Path(self.build_lib) / "conformance" / "finding_records"
+        findings = sorted(FINDINGS.rglob("*")) if FINDINGS.is_dir() else []
         return [
             (path, corpus / path.relative_to(CASES))
             for path in sorted(CASES.rglob("*"))
             if path.is_file() and path.suffix in CASE_SUFFIXES
+        ] + [
+            (path, records / path.relative_to(FINDINGS))
+            for path in findings
+            if path.is_file() and path.suffix in FINDING_SUFFIXES and "__pycache__" not in path.parts
         ]
 
 

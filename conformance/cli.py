@@ -29,6 +29,8 @@ from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import DEFAULT_PACK, MOST_JOBS, jobs, pack_size, positive_seconds, shard
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError
+from conformance.findings import cli as findings_cli
+from conformance.findings.records import upstream_labels
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
 from conformance.ops.registry import OPERATORS
@@ -70,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return setups[args.component](console)
     if args.command == "fuzz":
         return fuzz.main(args, console)
+    if args.command == "findings":
+        return findings_cli.main(args, console)
     if args.shard_timings and not args.shard:
         parser.error("argument --shard-timings: only with --shard I/N (it balances the shards)")
     if args.list_backends:
@@ -136,6 +140,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
     _corpus.add_parser(commands)
     fuzz.add_parser(commands)
+    findings_cli.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
     setup.add_argument("component", choices=["directml", "isa-limits", "web"],
                        help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
@@ -324,7 +329,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
     if baseline is None:
         return 0
     elsewhere = shard_plan.elsewhere() if shard_plan else set()
-    return _gate(compare(results, baseline, elsewhere), args.strict_baseline, args.baseline)
+    return _gate(compare(results, baseline, elsewhere, upstream_labels()), args.strict_baseline, args.baseline)
 
 
 def _kept(folder: OutputFolder) -> str:

@@ -14,7 +14,7 @@ scoped elsewhere is never reported, neither as new nor as fixed nor as not run."
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from conformance.core.atomic_files import atomic_write_text
 from conformance.core.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
 from conformance.core.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
 from conformance.core.tool_input import InputError, check, limit, limit_note, read_text
+from conformance.findings.records import ID_PATTERN
 from conformance.ops.registry import OPERATORS
 from conformance.results.records import Result
 
@@ -270,9 +271,18 @@ def _describe(entry: Entry | Result) -> str:
     return f"{where}{scope}: {entry.verdict}{rules}"
 
 
-def compare(results: Iterable[Result], baseline: Baseline, other_shards: Collection[str] = ()) -> Comparison:
+def _findings_of(entry: Entry, baseline: Baseline, findings: Mapping[str, str]) -> str:
+    """`OV3 (openvino#35824)`: the findings the entry's note names, with their upstream issue."""
+    named = dict.fromkeys(ID_PATTERN.findall(baseline.notes.get(entry.note, "")))
+    return ", ".join(f"{finding} ({findings[finding]})" for finding in named if finding in findings)
+
+
+def compare(results: Iterable[Result], baseline: Baseline, other_shards: Collection[str] = (),
+            findings: Mapping[str, str] | None = None) -> Comparison:
     """This run's results against the baseline. `other_shards`: case ids that another shard of
-    the run runs (run --shard): their entries are not missed here."""
+    the run runs (run --shard): their entries are not missed here. `findings`: finding id ->
+    its upstream issue (or "no upstream issue"), to say which finding a fixed entry was."""
+    findings = findings or {}
     comparison = Comparison()
     covered = set(baseline.backends)
     seen: set[Key] = set()
@@ -300,9 +310,13 @@ def compare(results: Iterable[Result], baseline: Baseline, other_shards: Collect
         worse = new > old or (new == old >= 2 and (
             result.verdict != recorded.verdict or not set(result.rules) <= set(recorded.rules)))
         if worse:
-            comparison.regressions.append(f"worse: {_describe(result)}; recorded {recorded.verdict}")
+            named = _findings_of(recorded, baseline, findings)
+            comparison.regressions.append(f"worse: {_describe(result)}; recorded {recorded.verdict}"
+                                          + (f" (finding {named})" if named else ""))
         elif new < old:
-            comparison.fixed.append(f"better: {_describe(result)}; recorded {recorded.verdict}")
+            named = _findings_of(recorded, baseline, findings)
+            comparison.fixed.append(f"{'fixed: ' + named + ': ' if named else 'better: '}{_describe(result)}; "
+                                    f"recorded {recorded.verdict}")
     for entry in baseline.entries.values():
         if entry.result_key in seen or entry.backend not in covered or entry.case in other_shards:
             continue

@@ -6,6 +6,7 @@ cases/ as a test per operator, backend, graph and K source, e.g.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from conformance.cases.corpus import default_case_roots, shipped_corpus
 from conformance.cases.loader import CaseError, load_file
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
+from conformance.findings.records import upstream_labels
 from conformance.gate import Baseline, BaselineError, compare, read_baseline
 from conformance.operator.interfaces import Case, Variant
 from conformance.repro import repro_note
@@ -165,11 +167,16 @@ class BadCaseItem(pytest.Item):
         return self.path, 0, self.name
 
 
+@functools.cache
+def _upstream_labels() -> dict[str, str]:
+    return upstream_labels()
+
+
 def _held_to_baseline(result: Result, baseline: Baseline, strict: bool) -> None:
     """The gate per test: a recorded discrepancy is an xfail naming why it is known; one
     that now passes is a pass (a failure with --strict-baseline); anything worse or new
     falls through to the usual failure."""
-    comparison = compare([result], baseline)
+    comparison = compare([result], baseline, findings=_upstream_labels())
     if comparison.regressions or result.backend not in baseline.backends:
         return
     recorded = baseline.applying(result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,10 +13,12 @@ from typing import Any
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
+from conformance.findings.records import Finding
 from conformance.operator.discrepancy import kept_elements
 from conformance.operator.interfaces import Case
 from conformance.operator.record import Operator
 from conformance.ops.registry import DEFAULT, OPERATORS, operator
+from conformance.report import findings as report_findings
 from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile
 from conformance.results.summary import pass_rate
@@ -266,7 +268,8 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
     ]
 
     chart = _chart(results, backends)
-    groups = _groups(results, infos, ids, order)
+    records, history = report_findings.load()
+    groups = _groups(results, infos, ids, order, records)
     present_rules = {rule for r in results for rule in r.rules}
     ops = _operators(results)
     rules = list(dict.fromkeys(rule for op in ops for rule in op.rules))
@@ -300,6 +303,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             "op": sorted({r.op for r in results}),
         },
         "cases_found": sum(1 for c in cases if c in infos),
+        "findings": report_findings.section(records, history, backends),
     }
 
 
@@ -380,7 +384,7 @@ def _chart(results: list[Result], backends: list[str]) -> dict[str, Any]:
 
 
 def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, str],
-            order: dict[str, int]) -> list[dict[str, Any]]:
+            order: dict[str, int], records: Mapping[str, Finding]) -> list[dict[str, Any]]:
     grouped: dict[tuple[Any, ...], list[Result]] = {}
     for r in results:
         if r.verdict in DISCREPANT:
@@ -399,6 +403,7 @@ def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, st
         groups.append({
             "id": f"g{number}", "backend": backend, "verdict": verdict, "rules": list(rules), "domain": domain,
             "kind": kind, "count": len(members), "cases": len({m.case for m in members}),
+            "findings": report_findings.matching(members, records),
             "first": {
                 "result": first, "id": ids[id(first)],
                 "source": info.case.source if info else "",

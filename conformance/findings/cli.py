@@ -1,0 +1,223 @@
+"""`topk-conformance findings`: list the finding records, check their repros here, write an
+upstream issue's body, measure their history across releases, and regenerate
+docs/findings.md's lists from the records.
+
+Exit status: 0 the work is done (a repro that does not reproduce is an answer, not a failure);
+1 a repro itself broke, or `docs --check` found the page out of date; 2 a record cannot be used
+or an id is unknown (the other records are still listed and run)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from conformance.core.machine import host_tier
+from conformance.findings import docs as finding_docs
+from conformance.findings import history as finding_history
+from conformance.findings.records import Finding, Loaded, default_root, load_findings
+from conformance.findings.running import expected_here, run_repro
+from conformance.findings.upstream import issue_body
+
+
+def add_parser(commands: Any) -> None:
+    findings = commands.add_parser("findings", help="the findings about runtimes: list, check, report, history, docs",
+                                   description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    findings.add_argument("--records", type=Path, metavar="DIR",
+                          help="the folder of finding records (default: findings/ of the checkout, else the "
+                               "copy shipped with the package)")
+    verbs = findings.add_subparsers(dest="verb", required=True)
+    listing = verbs.add_parser("list", help="id, runtime, one line and upstream status of every finding")
+    listing.add_argument("--runtime", metavar="NAME", help="only this runtime's findings")
+    check = verbs.add_parser("check", help="run the repros on what is installed here")
+    check.add_argument("ids", nargs="*", metavar="ID", help="only these findings (default: all)")
+    check.add_argument("--runtime", metavar="NAME", help="only this runtime's findings")
+    check.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
+    check.add_argument("--verbose", "-v", action="store_true", help="print what each repro printed")
+    report = verbs.add_parser("report", help="the body of an upstream issue for one finding")
+    report.add_argument("id", metavar="ID")
+    report.add_argument("--no-run", dest="run", action="store_false",
+                        help="do not run the repro for the issue's output section")
+    report.add_argument("-o", "--output", type=Path, metavar="FILE", help="write it here instead of stdout")
+    history = verbs.add_parser("history", help="run the repros against released versions of a runtime")
+    history.add_argument("ids", nargs="*", metavar="ID", help="these findings (each on its runtime's releases)")
+    history.add_argument("--runtime", metavar="NAME", help="every finding whose repro varies this distribution "
+                         f"({', '.join(finding_history.DEFAULT_RELEASES)})")
+    history.add_argument("--versions", metavar="A,B,...", help="the releases (default: a few a year from 2024)")
+    history.add_argument("--record", action="store_true", help="merge the outcomes into findings/history.yaml")
+    history.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
+    docs = verbs.add_parser("docs", help="regenerate docs/findings.md's lists and release table from the records")
+    docs.add_argument("--check", action="store_true", help="only say whether the page is up to date (exit 1 if not)")
+    docs.add_argument("--page", type=Path, default=Path("docs/findings.md"), metavar="FILE")
+
+
+def main(args: argparse.Namespace, console: Console) -> int:
+    root = args.records or default_root()
+    loaded = load_findings(root)
+    errors = Console(stderr=True, highlight=False)
+    for error in loaded.errors:
+        errors.print(Text(f"error: {error}"))
+    if not loaded.findings and not loaded.errors:
+        errors.print(Text(f"error: no finding records under {root}"))
+        return 2
+    verb = {"list": _list, "check": _check, "report": _report, "history": _history, "docs": _docs}[args.verb]
+    status = verb(args, loaded, root, console)
+    return max(status, 2 if loaded.errors else 0)
+
+
+def _chosen(args: argparse.Namespace, loaded: Loaded) -> list[Finding] | str:
+    ids = getattr(args, "ids", None) or []
+    unknown = [name for name in ids if name not in loaded.findings]
+    if unknown:
+        return f"no finding {', '.join(unknown)} (known: {', '.join(loaded.findings)})"
+    chosen = [loaded.findings[name] for name in ids] if ids else list(loaded.findings.values())
+    if getattr(args, "runtime", None):
+        chosen = [f for f in chosen if args.runtime in (f.runtime, f.repro.history)]
+        if not chosen:
+            return f"no finding of runtime {args.runtime!r}"
+    return chosen
+
+
+def _list(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    chosen = _chosen(args, loaded)
+    if isinstance(chosen, str):
+        console.print(Text(f"error: {chosen}"))
+        return 2
+    table = Table(title=f"{len(chosen)} findings ({root})")
+    for column in ("id", "runtime", "finding", "upstream"):
+        table.add_column(column, overflow="fold")
+    for finding in chosen:
+        table.add_row(Text(finding.id), Text(finding.runtime), Text(finding.title), Text(finding.upstream.summary))
+    console.print(table)
+    return 0
+
+
+def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    chosen = _chosen(args, loaded)
+    if isinstance(chosen, str):
+        console.print(Text(f"error: {chosen}"))
+        return 2
+    tier = host_tier()
+    console.print(Text(f"running {len(chosen)} repros with {sys.executable} "
+                       f"(this machine's tier: {tier or 'unknown'})"))
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs = list(pool.map(run_repro, chosen))
+    table = Table(title="findings check")
+    for column in ("id", "runtime", "here", "record says", "s", "why"):
+        table.add_column(column, overflow="fold")
+    broken = disagree = 0
+    for finding, run in zip(chosen, runs, strict=True):
+        wanted = expected_here(finding, tier)
+        if run.outcome in ("reproduced", "not reproduced") and run.outcome != wanted:
+            disagree += 1
+            why = f"DISAGREES with its record (expected {wanted})"
+        else:
+            why = run.reason or (finding.not_here_why if run.outcome == "not reproduced" else "")
+        broken += run.outcome == "broken"
+        table.add_row(Text(finding.id), Text(finding.runtime), Text(run.outcome), Text(wanted),
+                      f"{run.seconds:.1f}", Text(why))
+        if args.verbose:
+            console.print(Text(f"--- {finding.id}\n{run.output.rstrip()}"))
+    console.print(table)
+    counts = {outcome: sum(run.outcome == outcome for run in runs) for outcome in
+              ("reproduced", "not reproduced", "cannot run", "broken")}
+    console.print(Text(", ".join(f"{n} {outcome}" for outcome, n in counts.items())
+                       + (f"; {disagree} disagree with their records" if disagree else "")))
+    return 1 if broken else 0
+
+
+def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    finding = loaded.findings.get(args.id)
+    if finding is None:
+        console.print(Text(f"error: no finding {args.id} (known: {', '.join(loaded.findings)})"))
+        return 2
+    run = run_repro(finding) if args.run else None
+    issue = issue_body(finding, run)
+    text = (f"<!-- for https://github.com/{issue.tracker}/issues/new -->\n"
+            f"# {issue.title}\n\n{issue.body}")
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+        console.print(Text(f"wrote {args.output} (for {issue.tracker})"))
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    chosen = _chosen(args, loaded)
+    if isinstance(chosen, str):
+        console.print(Text(f"error: {chosen}"))
+        return 2
+    if not args.ids and not args.runtime:
+        console.print(Text("error: name findings, or a runtime with --runtime"))
+        return 2
+    by_distribution: dict[str, list[Finding]] = {}
+    for finding in chosen:
+        if finding.repro.history:
+            by_distribution.setdefault(finding.repro.history, []).append(finding)
+        else:
+            console.print(Text(f"{finding.id}: its record names no distribution to vary (repro.history)"))
+    status = 0
+    for distribution, findings in by_distribution.items():
+        releases = (args.versions.split(",") if args.versions
+                    else finding_history.DEFAULT_RELEASES.get(distribution, ()))
+        if not releases:
+            console.print(Text(f"{distribution}: no default releases; name them with --versions"))
+            status = 2
+            continue
+        measured = finding_history.measure(distribution, releases, findings, args.jobs,
+                                           lambda line: console.print(Text(line)))
+        console.print(_history_table(measured))
+        if args.record:
+            path = finding_history.record_history(root, measured, datetime.date.today().isoformat())
+            console.print(Text(f"recorded in {path}"))
+        if any(outcome == "broken" for outcomes in measured.outcomes.values() for outcome in outcomes.values()):
+            status = max(status, 1)
+    return status
+
+
+_MARK = {"reproduced": "yes", "not reproduced": "no", "cannot run": "n/a", "broken": "BROKEN"}
+
+
+def _history_table(measured: finding_history.History) -> Table:
+    table = Table(title=f"{measured.distribution}: yes = the release shows the finding")
+    table.add_column("finding")
+    ran = [version for version in measured.releases if version not in measured.refused]
+    for version in ran:
+        table.add_column(version)
+    table.add_column("first / fixed", overflow="fold")
+    for finding_id, outcomes in measured.outcomes.items():
+        span = finding_history.span(outcomes, ran)
+        table.add_row(finding_id, *(_MARK.get(outcomes.get(v, ""), "") for v in ran),
+                      Text(finding_history.describe(span, ran)))
+    return table
+
+
+def _docs(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    page: Path = args.page
+    if not page.is_file():
+        console.print(Text(f"error: {page}: no such page (run this from the checkout)"))
+        return 2
+    current = page.read_text(encoding="utf-8")
+    try:
+        wanted = finding_docs.render(current, loaded.findings, finding_history.read_history(root))
+    except finding_docs.PageError as exc:
+        console.print(Text(f"error: {page}: {exc}"))
+        return 2
+    if args.check:
+        if wanted != current:
+            console.print(Text(f"{page} is out of date: run `topk-conformance findings docs`"))
+            return 1
+        console.print(Text(f"{page} matches the {len(loaded.findings)} records"))
+        return 0
+    if wanted != current:
+        page.write_text(wanted, encoding="utf-8")
+    console.print(Text(f"{page}: {'rewritten' if wanted != current else 'already up to date'}"))
+    return 0

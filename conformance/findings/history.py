@@ -1,0 +1,212 @@
+"""`findings history`: each repro run against released versions of its runtime, each release
+installed in a virtual environment of its own under the suite's cache (made once, reused), and
+for each finding the first release that shows it and the one that fixed it.
+
+The releases measured are recorded in findings/history.yaml (`--record`), from which
+docs/findings.md's release table and the report's are made."""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from backends.cache import cache_root
+from conformance.core.atomic_files import atomic_write_text
+from conformance.findings.records import Finding
+from conformance.findings.running import ReproRun, run_repro
+
+# The releases measured when none are named: from 2024 to today's, a few a year.
+DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
+    "openvino": ("2024.0.0", "2024.3.0", "2024.6.0", "2025.0.0", "2025.2.0", "2025.4.1", "2026.0.0", "2026.2.1",
+                 "2026.4.1"),
+    "onnxruntime": ("1.20.1", "1.22.1", "1.24.4", "1.26.0", "1.28.0", "1.30.0", "1.31.1", "1.32.0"),
+    "onnx": ("1.17.0", "1.18.0", "1.19.1", "1.20.1", "1.21.0", "1.22.0", "1.23.2"),
+    "tract": ("0.19.15", "0.20.22", "0.21.19", "0.22.4", "0.23.9"),
+    "onnxruntime-openvino": ("1.20.0", "1.21.0", "1.22.0", "1.23.0", "1.24.1"),
+}
+# Needs that are commands, not Python distributions: an environment cannot install them.
+COMMANDS = frozenset({"node", "npm", "chromium", "wine", "Xvfb", "qemu-x86_64", "x86_64-w64-mingw32-gcc"})
+INSTALL_SECONDS = 900
+HISTORY_FILE = "history.yaml"
+
+
+class HistoryError(RuntimeError):
+    """A release that cannot be installed here; the message says why in one line."""
+
+
+@dataclass(frozen=True)
+class Release:
+    distribution: str
+    version: str
+
+    @property
+    def folder(self) -> Path:
+        return cache_root() / "findings-history" / f"{self.distribution}-{self.version}"
+
+    @property
+    def python(self) -> Path:
+        return self.folder / "bin" / "python"
+
+
+@dataclass
+class History:
+    """Outcomes by finding, then by release (in the order measured)."""
+
+    distribution: str
+    releases: list[str]
+    outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
+    reasons: dict[str, dict[str, str]] = field(default_factory=dict)
+    installed: dict[str, dict[str, str]] = field(default_factory=dict)  # release -> what pip installed
+    refused: dict[str, str] = field(default_factory=dict)  # release -> why it could not be installed
+
+
+def environment(release: Release, companions: Iterable[str], say: Callable[[str], None]) -> dict[str, str]:
+    """The release's environment, made on first use: the release and the companions the repros
+    need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
+    ready = release.folder / "ready.json"
+    if ready.is_file():
+        installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
+        return installed
+    shutil.rmtree(release.folder, ignore_errors=True)
+    say(f"installing {release.distribution} {release.version} into {release.folder}")
+    wanted = [f"{release.distribution}=={release.version}", *sorted(set(companions) - {release.distribution})]
+    uv = shutil.which("uv")
+    steps = ([[uv, "venv", "-q", "--python", sys.executable, str(release.folder)],
+              [uv, "pip", "install", "-q", "--python", str(release.python), *wanted]] if uv else
+             [[sys.executable, "-m", "venv", str(release.folder)],
+              [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]])
+    for step in steps:
+        try:
+            done = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_SECONDS,
+                                  stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise HistoryError(f"installing took more than {INSTALL_SECONDS} s") from None
+        if done.returncode != 0:
+            lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+            shutil.rmtree(release.folder, ignore_errors=True)
+            raise HistoryError(f"cannot install {' '.join(wanted)}: {lines[-1] if lines else 'pip failed'}")
+    listed = subprocess.run([str(release.python), "-c", _LIST], capture_output=True, text=True, check=True)
+    installed = json.loads(listed.stdout)
+    ready.write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
+    return installed
+
+
+_LIST = ("import importlib.metadata as m, json; "
+         "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))")
+
+
+def companions_of(findings: Sequence[Finding]) -> set[str]:
+    return {need for finding in findings for need in finding.repro.needs if need not in COMMANDS}
+
+
+def measure(distribution: str, releases: Sequence[str], findings: Sequence[Finding], jobs: int,
+            say: Callable[[str], None]) -> History:
+    history = History(distribution, list(releases))
+    companions = companions_of(findings)
+    runnable: list[Release] = []
+    for version in releases:
+        release = Release(distribution, version)
+        try:
+            history.installed[version] = environment(release, companions, say)
+            runnable.append(release)
+        except HistoryError as exc:
+            history.refused[version] = str(exc)
+            say(f"{distribution} {version}: {exc}")
+    pairs = [(finding, release) for release in runnable for finding in findings]
+
+    def one(pair: tuple[Finding, Release]) -> tuple[Finding, Release, ReproRun]:
+        finding, release = pair
+        return finding, release, run_repro(finding, python=str(release.python))
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for finding, release, run in pool.map(one, pairs):
+            history.outcomes.setdefault(finding.id, {})[release.version] = run.outcome
+            if run.reason:
+                history.reasons.setdefault(finding.id, {})[release.version] = run.reason
+            say(f"{finding.id} on {distribution} {release.version}: {run.outcome}"
+                + (f" ({run.reason})" if run.reason else ""))
+    return history
+
+
+@dataclass(frozen=True)
+class Span:
+    first: str  # the first release measured that shows it ("" none)
+    fixed: str  # the release that stopped showing it, and every later one too ("" not fixed)
+    regression: bool  # an earlier release measured did not show it
+    oldest: bool  # it shows on the oldest release that could run the repro
+
+
+def span(outcomes: dict[str, str], releases: Sequence[str]) -> Span:
+    ran = [(version, outcomes[version]) for version in releases
+           if outcomes.get(version) in ("reproduced", "not reproduced")]
+    shown = [version for version, outcome in ran if outcome == "reproduced"]
+    if not shown:
+        return Span("", "", False, False)
+    first = shown[0]
+    after_last = [version for version, outcome in ran[[v for v, _ in ran].index(shown[-1]) + 1:]]
+    fixed = after_last[0] if after_last and all(outcomes[v] == "not reproduced" for v in after_last) else ""
+    before = [outcome for version, outcome in ran[:[v for v, _ in ran].index(first)]]
+    return Span(first, fixed, bool(before) and all(o == "not reproduced" for o in before), not before)
+
+
+def describe(item: Span, releases: Sequence[str]) -> str:
+    if not item.first:
+        return "not shown on any release measured"
+    since = f"since {item.first} or earlier" if item.oldest else f"new in {item.first}"
+    kind = "regression" if item.regression else "old"
+    return f"{kind}: {since}" + (f", fixed in {item.fixed}" if item.fixed else ", not fixed")
+
+
+# --- findings/history.yaml -------------------------------------------------------------------
+
+
+def read_history(root: Path) -> dict[str, Any]:
+    path = root / HISTORY_FILE
+    if not path.is_file():
+        return {"runtimes": {}}
+    loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return loaded if isinstance(loaded, dict) else {"runtimes": {}}
+
+
+def record_history(root: Path, history: History, date: str) -> Path:
+    """Merges one runtime's measurement into findings/history.yaml (other runtimes, and findings
+    of this one not measured now, are kept)."""
+    document = read_history(root)
+    runtimes = document.setdefault("runtimes", {})
+    previous = runtimes.get(history.distribution) or {}
+    releases = list(dict.fromkeys([*history.releases, *previous.get("releases", [])]))
+    releases.sort(key=_version_key)
+    findings = dict(previous.get("findings") or {})
+    for finding_id, outcomes in history.outcomes.items():
+        findings[finding_id] = {**findings.get(finding_id, {}), **outcomes}
+    runtimes[history.distribution] = {
+        "measured": date,
+        "machine": f"{platform.system()} {platform.machine()}, Python {platform.python_version()}",
+        "releases": releases,
+        "installed": {**(previous.get("installed") or {}), **{
+            version: {name: found for name, found in sorted(installed.items())
+                      if name in ("numpy", "onnx", "ml-dtypes", "ml_dtypes", history.distribution)}
+            for version, installed in history.installed.items()}},
+        "refused": {**(previous.get("refused") or {}), **history.refused},
+        "findings": dict(sorted(findings.items())),
+    }
+    path = root / HISTORY_FILE
+    header = ("# Written by `topk-conformance findings history --record`: each finding's repro, run on each\n"
+              "# release of its runtime in an environment of its own. Outcomes: reproduced, not reproduced,\n"
+              "# cannot run (the release cannot load the model, or lacks an API), broken.\n")
+    atomic_write_text(path, header + yaml.safe_dump(document, sort_keys=False, width=110))
+    return path
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) if part.isdigit() else 0 for part in version.replace("-", ".").split("."))

@@ -1,0 +1,219 @@
+"""Reading the finding records: findings/ID/finding.yaml, checked against
+conformance/schemas/finding.schema.json and against its folder (the id is the folder's name, the
+repro and the files it lists are there). A record that cannot be used is a FindingError naming
+the file and the field; the others still load."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.core.machine import Scope, ScopeError
+from conformance.core.safe_yaml import FileRefused, Limits, find_problem, parse, read_text, yaml_message
+from conformance.core.tool_input import InputError, check
+
+_PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
+# Inside an installed wheel: the copy of findings/ the build made (setup.py).
+PACKAGED_FINDINGS = _PACKAGE / "finding_records"
+# In a checkout (or an editable install of one): the repository's own findings/.
+CHECKOUT_FINDINGS = _PACKAGE.parent / "findings"
+RECORD = "finding.yaml"
+_REF = re.compile(r"^(?P<owner>[^/]+)/(?P<repo>[^#]+)#(?P<number>\d+)$")
+# A finding id as baseline notes and texts name it: OV3, AM-ORTDML5, WGPU8, HM-OV1.
+ID_PATTERN = re.compile(r"\b(?:AM-|HM-)?(?:ORTDML|ORTOV|ORT|OV|REF|DML|TR|WASM|WGPU)\d+\b")
+
+
+class FindingError(ValueError):
+    """A record that cannot be used: `str()` names the file and the field."""
+
+
+@dataclass(frozen=True)
+class UpstreamIssue:
+    ref: str  # owner/repo#number
+    relation: str  # same | related | fix | docs
+    state: str = ""
+    title: str = ""
+
+    @property
+    def short(self) -> str:
+        """`openvino#35824`: the repository's name and the number, as its tracker writes it."""
+        match = _REF.match(self.ref)
+        return f"{match['repo']}#{match['number']}" if match else self.ref
+
+    @property
+    def url(self) -> str:
+        match = _REF.match(self.ref)  # GitHub sends an issue link of a pull request to the pull request
+        return f"https://github.com/{match['owner']}/{match['repo']}/issues/{match['number']}" if match else ""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    status: str  # known | related | none-found
+    looked_up: str
+    issues: tuple[UpstreamIssue, ...] = ()
+    note: str = ""
+
+    @property
+    def summary(self) -> str:
+        """One line: `known: openvino#35824 (open)`, `none found (looked up 2026-11-26)`."""
+        if self.status == "none-found":
+            return f"none found (looked up {self.looked_up})"
+        shown = [issue for issue in self.issues if issue.relation == ("same" if self.status == "known" else "related")]
+        refs = ", ".join(f"{issue.short} ({issue.state})" if issue.state else issue.short
+                         for issue in (shown or list(self.issues))[:3])
+        return f"{self.status}: {refs}" if refs else self.status
+
+
+@dataclass(frozen=True)
+class Repro:
+    script: str
+    needs: tuple[str, ...]
+    history: str = ""  # the distribution whose releases `findings history` varies
+    windows: str = ""
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    id: str
+    folder: Path
+    runtime: str
+    section: str
+    operators: tuple[str, ...]
+    title: str
+    domain: str
+    cases: tuple[str, ...]
+    rules: tuple[str, ...]
+    documents: tuple[tuple[str, str], ...]  # (document, quote)
+    input: str
+    expected: str
+    actual: str
+    recorded: dict[str, Any]
+    upstream: Upstream
+    repro: Repro
+    text: str
+    kind: str = ""
+    backends: tuple[str, ...] = ()
+    conditions: dict[str, str] = field(default_factory=dict)
+    reproduces_here: bool = True
+    not_here_why: str = ""
+    baseline_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def script(self) -> Path:
+        return self.folder / self.repro.script
+
+    @property
+    def number(self) -> int:
+        return int(re.sub(r"\D", "", self.id.rsplit("-", 1)[-1]) or 0)
+
+    @property
+    def prefix(self) -> str:
+        return self.id.rstrip("0123456789")
+
+
+@dataclass
+class Loaded:
+    findings: dict[str, Finding]
+    errors: list[str]
+
+
+def default_root() -> Path:
+    """The checkout's findings/ where there is one, else the copy shipped in the wheel."""
+    return CHECKOUT_FINDINGS if CHECKOUT_FINDINGS.is_dir() else PACKAGED_FINDINGS
+
+
+def load_findings(root: Path | None = None) -> Loaded:
+    """Every record under root (one folder per finding), in id order; each record that cannot be
+    used is one error line and is left out."""
+    root = root or default_root()
+    found: dict[str, Finding] = {}
+    errors: list[str] = []
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) \
+        if root.is_dir() else []
+    for folder in folders:
+        try:
+            finding = load_record(folder / RECORD)
+        except FindingError as exc:
+            errors.append(str(exc))
+            continue
+        found[finding.id] = finding
+    ordered = dict(sorted(found.items(), key=lambda item: (item[1].section, item[1].prefix, item[1].number)))
+    return Loaded(ordered, errors)
+
+
+def load_record(path: Path) -> Finding:
+    try:
+        text = read_text(path, Limits())
+        parsed = parse(text)
+    except FileNotFoundError:
+        raise FindingError(f"{path}: no record ({RECORD}) in the finding's folder") from None
+    except (OSError, FileRefused, UnicodeDecodeError) as exc:
+        raise FindingError(f"{path}: cannot read: {exc}") from None
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        raise FindingError(f"{path}: not valid YAML: {yaml_message(exc)}") from None
+    document = parsed.document
+    problem = find_problem(document, "", parsed) if isinstance(document, dict) else None
+    if problem is not None:
+        raise FindingError(f"{path}: {problem[0]}: {problem[1]}")
+    try:
+        check(path, document, "finding.schema.json")
+    except InputError as exc:
+        raise FindingError(str(exc)) from None
+    finding = _finding(path.parent, document)
+    _check_folder(path, finding)
+    return finding
+
+
+def _finding(folder: Path, raw: dict[str, Any]) -> Finding:
+    upstream = raw["upstream"]
+    repro = raw["repro"]
+    reproduces = raw.get("reproduces") or {}
+    return Finding(
+        id=raw["id"], folder=folder, runtime=raw["runtime"], section=raw["section"],
+        operators=tuple(raw["operators"]), title=raw["title"], domain=raw["domain"], cases=tuple(raw["cases"]),
+        rules=tuple(raw["rules"]), documents=tuple((d["document"], d["quote"]) for d in raw["documents"]),
+        input=raw["input"], expected=raw["expected"], actual=raw["actual"], recorded=dict(raw["recorded"]),
+        upstream=Upstream(upstream["status"], upstream["looked_up"],
+                          tuple(UpstreamIssue(i["ref"], i["relation"], i.get("state", ""), i.get("title", ""))
+                                for i in upstream.get("issues") or ()), upstream.get("note", "")),
+        repro=Repro(repro["script"], tuple(repro["needs"]), repro.get("history", ""), repro.get("windows", ""),
+                    tuple(repro.get("files") or ())),
+        text=raw["text"].strip(), kind=raw.get("kind", ""), backends=tuple(raw.get("backends") or ()),
+        conditions=dict(raw.get("conditions") or {}), reproduces_here=reproduces.get("here", True),
+        not_here_why=reproduces.get("why", ""),
+        baseline_notes={backend: tuple(keys) for backend, keys in (raw.get("baseline_notes") or {}).items()},
+    )
+
+
+def _check_folder(path: Path, finding: Finding) -> None:
+    if finding.id != path.parent.name:
+        raise FindingError(f"{path}: id: {finding.id!r} is not the folder's name ({path.parent.name!r})")
+    if finding.upstream.status == "known" and not any(i.relation == "same" for i in finding.upstream.issues):
+        raise FindingError(f"{path}: upstream.status: 'known' needs an issue with relation 'same'")
+    if finding.conditions.get("isa"):
+        try:
+            Scope.parse(finding.conditions["isa"])
+        except ScopeError as exc:
+            raise FindingError(f"{path}: conditions.isa: {exc}") from None
+    wanted = {"repro.script": finding.repro.script, "repro.windows": finding.repro.windows}
+    wanted.update({f"repro.files[{n}]": name for n, name in enumerate(finding.repro.files)})
+    for where, name in wanted.items():
+        if name and (Path(name).is_absolute() or ".." in Path(name).parts):
+            raise FindingError(f"{path}: {where}: {name!r} must name a file in the finding's folder")
+        if name and not (path.parent / name).is_file():
+            raise FindingError(f"{path}: {where}: {name!r} is not in {path.parent}")
+
+
+def upstream_labels(root: Path | None = None) -> dict[str, str]:
+    """Finding id -> its upstream issue (`openvino#35824`) or "no upstream issue": what the gate
+    prints beside a fixed discrepancy. Records that cannot be read are left out."""
+    labels: dict[str, str] = {}
+    for finding in load_findings(root).findings.values():
+        same = [issue.short for issue in finding.upstream.issues if issue.relation == "same"]
+        labels[finding.id] = ", ".join(same) if same else "no upstream issue"
+    return labels

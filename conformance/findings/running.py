@@ -1,0 +1,98 @@
+"""Running one finding's repro and reading its verdict from its exit status and last line
+(docs/finding-records.md): REPRODUCED (0), NOT REPRODUCED (1), CANNOT RUN: why (2); anything
+else means the repro itself broke. Each run happens in a scratch copy of the finding's folder,
+so a repro that writes files beside itself leaves the checkout alone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from backends.cache import cache_root
+from conformance.core.machine import Scope
+from conformance.findings.records import Finding
+
+REPRO_SECONDS = 180.0  # a repro should take under a minute; this is the net for one that hangs
+OUTCOMES = ("reproduced", "not reproduced", "cannot run", "broken")
+_BY_STATUS = {0: ("reproduced", "REPRODUCED"), 1: ("not reproduced", "NOT REPRODUCED"), 2: ("cannot run", "CANNOT RUN")}
+
+
+@dataclass(frozen=True)
+class ReproRun:
+    finding: str
+    outcome: str  # one of OUTCOMES
+    reason: str  # why it cannot run, or how it broke
+    output: str  # what it printed, stdout and stderr together
+    seconds: float
+    python: str  # the interpreter it ran with
+
+
+def verdict(status: int, output: str) -> tuple[str, str]:
+    """(outcome, reason) from the exit status and the last line printed."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    expected = _BY_STATUS.get(status)
+    if expected is None:
+        how = f"killed by signal {-status}" if status < 0 else f"exit status {status}"
+        return "broken", f"{how}; last line: {last[:200] or '(nothing printed)'}"
+    outcome, line = expected
+    if outcome == "cannot run":
+        if last.startswith("CANNOT RUN"):
+            return outcome, last.partition(":")[2].strip() or "(no reason given)"
+        return "broken", f"exit status 2 without a last line 'CANNOT RUN: why' (last line: {last[:200]!r})"
+    if last != line:
+        return "broken", f"exit status {status} but the last line is {last[:200]!r}, not {line!r}"
+    return outcome, ""
+
+
+def run_repro(finding: Finding, python: str = sys.executable, timeout: float = REPRO_SECONDS,
+              env: dict[str, str] | None = None) -> ReproRun:
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"repro-{finding.id}-") as scratch:
+        folder = Path(scratch) / finding.id
+        shutil.copytree(finding.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
+        _link_node_modules(finding, folder)
+        try:
+            done = subprocess.run([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                                  env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"},
+                                  start_new_session=True)
+        except subprocess.TimeoutExpired as exc:
+            output = _text(exc.stdout)
+            return ReproRun(finding.id, "broken", f"still running after {timeout:.0f} s (killed)", output,
+                            time.monotonic() - started, python)
+        except OSError as exc:
+            return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
+                            time.monotonic() - started, python)
+    output = _text(done.stdout)
+    outcome, reason = verdict(done.returncode, output)
+    return ReproRun(finding.id, outcome, reason, output, time.monotonic() - started, python)
+
+
+def expected_here(finding: Finding, tier: str) -> str:
+    """What the record says the repro gives on this machine: an instruction-set condition decides
+    by the machine's tier; otherwise the record's `reproduces`."""
+    scope = finding.conditions.get("isa", "")
+    if scope and tier:
+        return "reproduced" if Scope(scope).holds(tier) else "not reproduced"
+    return "reproduced" if finding.reproduces_here else "not reproduced"
+
+
+def _link_node_modules(finding: Finding, folder: Path) -> None:
+    """ONNX Runtime Web repros import onnxruntime-web from a node_modules beside them, as a
+    maintainer's `npm install` makes it: here, the one `topk-conformance setup web` installed."""
+    installed = cache_root() / "web" / "node_modules"
+    if finding.runtime == "onnxruntime-web" and installed.is_dir():
+        (folder / "node_modules").symlink_to(installed, target_is_directory=True)
+
+
+def _text(data: bytes | str | None) -> str:
+    if data is None:
+        return ""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else data

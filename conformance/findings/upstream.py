@@ -1,0 +1,177 @@
+"""The body of an upstream issue for one finding, in the shape the runtime's tracker asks for:
+OpenVINO's bug form, ONNX Runtime's bug form (every provider and ONNX Runtime Web), ONNX's bug
+template; tract and DirectML have none, so theirs is a plain report with the same parts. The
+repro goes in whole: it is the steps, and it prints the versions."""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from conformance.findings.records import Finding
+from conformance.findings.running import ReproRun
+
+TRACKERS = {
+    "openvino": "openvinotoolkit/openvino",
+    "onnxruntime": "microsoft/onnxruntime",
+    "onnxruntime-openvino": "microsoft/onnxruntime",
+    "onnxruntime-directml": "microsoft/onnxruntime",
+    "onnxruntime-web": "microsoft/onnxruntime",
+    "onnx": "onnx/onnx",
+    "tract": "sonos/tract",
+    "directml": "microsoft/DirectML",
+}
+_PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML",
+              "onnxruntime-web": "WebAssembly or WebGPU (onnxruntime-web)"}
+
+
+@dataclass(frozen=True)
+class IssueBody:
+    tracker: str  # owner/repo
+    title: str
+    body: str
+
+
+def issue_body(finding: Finding, run: ReproRun | None) -> IssueBody:
+    tracker = TRACKERS[finding.runtime]
+    shape = _SHAPES.get(tracker, _plain)
+    title = f"[Bug]: {finding.title}" if tracker == "openvinotoolkit/openvino" else finding.title
+    return IssueBody(tracker, title, shape(finding, run).rstrip() + "\n")
+
+
+def _versions(finding: Finding) -> str:
+    return ", ".join(f"{name} {version}" for name, version in finding.recorded.get("versions", {}).items())
+
+
+def _known(finding: Finding) -> str:
+    same = [issue for issue in finding.upstream.issues if issue.relation == "same"]
+    if not same:
+        return ""
+    refs = ", ".join(f"{issue.short} ({issue.url})" for issue in same)
+    return (f"> Already reported upstream as {refs}. What follows adds a standalone repro and the "
+            "documents' words; it belongs there as a comment rather than in a new issue.\n\n")
+
+
+def _description(finding: Finding) -> str:
+    conditions = "".join(f"- {name}: {value}\n" for name, value in finding.conditions.items())
+    quotes = "\n".join(f"> {quote}\n>\n> ({document})\n" for document, quote in finding.documents)
+    domain = ("Inside the documents' defined domain: they say what the answer is." if finding.domain == "defined"
+              else "Outside what the documents promise: reported as an inconsistency, not a broken promise.")
+    return (f"{finding.text}\n\n**Input:** {finding.input}\n\n**Expected:** {finding.expected}\n\n"
+            f"**Actual:** {finding.actual}\n\n{domain}\n\n**What the documents say:**\n\n{quotes}\n"
+            + (f"**It needs:**\n\n{conditions}\n" if conditions else ""))
+
+
+def _steps(finding: Finding) -> str:
+    parts = [f"Save this as `{finding.repro.script}` and run `python {finding.repro.script}` "
+             "(it prints the versions it uses, the input, the output and the documents' answer):\n",
+             _fenced(finding, finding.repro.script)]
+    for name in finding.repro.files:
+        parts += [f"\nBeside it, `{name}`:\n", _fenced(finding, name)]
+    if finding.repro.windows:
+        parts += [f"\nOn Windows, `{finding.repro.windows}`:\n", _fenced(finding, finding.repro.windows)]
+    return "\n".join(parts) + "\n"
+
+
+def _fenced(finding: Finding, name: str) -> str:
+    language = {".py": "python", ".mjs": "javascript", ".js": "javascript", ".html": "html", ".c": "c"}
+    suffix = "." + name.rsplit(".", 1)[-1]
+    text = (finding.folder / name).read_text(encoding="utf-8").rstrip()
+    fence = "````" if "```" in text else "```"
+    return f"{fence}{language.get(suffix, '')}\n{text}\n{fence}"
+
+
+def _output(run: ReproRun | None) -> str:
+    if run is None:
+        return "(the repro was not run for this report)\n"
+    return f"```\n{run.output.rstrip()}\n```\n"
+
+
+def _related(finding: Finding) -> str:
+    lines = [f"- {issue.short} ({issue.relation}{', ' + issue.state if issue.state else ''}): "
+             f"{issue.title or issue.url} {issue.url if issue.title else ''}".rstrip()
+             for issue in finding.upstream.issues]
+    searched = f"Trackers searched on {finding.upstream.looked_up}."
+    note = f" {finding.upstream.note}" if finding.upstream.note else ""
+    return ("\n".join(lines) + "\n\n" if lines else "No related issue found. ") + searched + note + "\n"
+
+
+def _here() -> str:
+    return f"{platform.system()} {platform.release()} ({platform.platform()})"
+
+
+def _openvino(finding: Finding, run: ReproRun | None) -> str:
+    return (
+        _known(finding)
+        + f"### OpenVINO Version\n\n{finding.recorded.get('versions', {}).get('openvino', _versions(finding))}\n\n"
+        f"### Operating System\n\n{_here()}\n\n"
+        f"### Device used for inference\n\nCPU{_isa(finding)}\n\n"
+        f"### Framework\n\n{'ONNX' if 'ONNX' in finding.text else 'None'}\n\n"
+        "### Model used\n\nA one-node model built by the script below.\n\n"
+        f"### Issue description\n\n{_description(finding)}\n"
+        f"### Step-by-step reproduction\n\n{_steps(finding)}\n"
+        f"### Relevant log output\n\n{_output(run)}\n"
+        f"### Related upstream threads\n\n{_related(finding)}\n"
+        "### Issue submission checklist\n\n- [x] I'm reporting an issue. It's not a question.\n"
+        "- [x] I checked the problem with the documentation, FAQ, open issues, Stack Overflow, etc., "
+        "and have not found a solution.\n- [x] There is reproducer code and related data files such as "
+        "images, videos, models, etc.\n"
+    )
+
+
+def _isa(finding: Finding) -> str:
+    return f" (instruction sets: {finding.conditions['isa']})" if finding.conditions.get("isa") else ""
+
+
+def _onnxruntime(finding: Finding, run: ReproRun | None) -> str:
+    versions = finding.recorded.get("versions", {})
+    ort = next((v for k, v in versions.items() if k.startswith("onnxruntime")), _versions(finding))
+    web = finding.runtime == "onnxruntime-web"
+    return (
+        _known(finding)
+        + f"### Describe the issue\n\n{_description(finding)}\n"
+        f"### To reproduce\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
+        "### Urgency\n\nNone: found by a conformance suite; no deadline depends on it.\n\n"
+        f"### Platform\n\n{'Web Browser' if web and 'webgpu' in finding.section else platform.system()}\n\n"
+        f"### OS Version\n\n{_here()}\n\n"
+        "### ONNX Runtime Installation\n\nReleased Package\n\n"
+        f"### ONNX Runtime Version or Commit ID\n\n{ort}\n\n"
+        f"### ONNX Runtime API\n\n{'JavaScript' if web else 'Python'}\n\n"
+        f"### Architecture\n\n{platform.machine()}\n\n"
+        f"### Execution Provider\n\n{_PROVIDERS[finding.runtime]}\n\n"
+        f"### Execution Provider Library Version\n\n{_versions(finding)}\n\n"
+        f"### Related upstream threads\n\n{_related(finding)}"
+    )
+
+
+def _onnx(finding: Finding, run: ReproRun | None) -> str:
+    return (
+        _known(finding)
+        + "# Bug Report\n\n### Is the issue related to model conversion?\n\nNo.\n\n"
+        f"### Describe the bug\n\n{_description(finding)}\n"
+        f"### System information\n\n- OS Platform and Distribution: {_here()}\n- {_versions(finding)}\n"
+        f"- Python version: {platform.python_version()}\n\n"
+        f"### Reproduction instructions\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
+        f"### Expected behavior\n\n{finding.expected}\n\n"
+        f"### Notes\n\n{_related(finding)}"
+    )
+
+
+def _plain(finding: Finding, run: ReproRun | None) -> str:
+    return (
+        _known(finding)
+        + f"## What happens\n\n{_description(finding)}\n"
+        f"## Environment\n\n- {_versions(finding)}\n- {_here()}, Python {platform.python_version()}\n"
+        + "".join(f"- {name}: {value}\n" for name, value in finding.conditions.items())
+        + f"\n## To reproduce\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
+        f"## Expected\n\n{finding.expected}\n\n## Actual\n\n{finding.actual}\n\n"
+        f"## Related\n\n{_related(finding)}"
+    )
+
+
+_SHAPES: dict[str, Callable[[Finding, ReproRun | None], str]] = {
+    "openvinotoolkit/openvino": _openvino,
+    "microsoft/onnxruntime": _onnxruntime,
+    "onnx/onnx": _onnx,
+}
