@@ -483,3 +483,19 @@ def test_workflow_jobs_fit_together() -> None:
     # Windows installs onnxruntime-directml, not the CPU wheel of the [ort] extra.
     windows = " ".join(script for job, _, script in _scripts() if job == "windows")
     assert "onnxruntime-directml" in windows and "[ort]" not in windows
+
+
+def test_the_wheel_ships_the_finding_records_and_lists_them_from_an_empty_directory(
+    installed: Installed, empty_dir: Path,
+) -> None:
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    records = sorted(p.relative_to(REPO / "findings").as_posix() for p in (REPO / "findings").glob("*/finding.yaml"))
+    assert records and all(f"conformance/finding_records/{r}" in names for r in records)
+    repros = sorted(p.relative_to(REPO / "findings").as_posix() for p in (REPO / "findings").glob("*/repro.py"))
+    assert all(f"conformance/finding_records/{r}" in names for r in repros)
+    listed = _run([installed.tool("topk-conformance"), "findings", "list"], empty_dir)
+    assert listed.returncode == 0, listed.stderr
+    assert "OV3" in listed.stdout and "openvino#35824" in listed.stdout
+    report = _run([installed.tool("topk-conformance"), "findings", "report", "OV3", "--no-run"], empty_dir)
+    assert report.returncode == 0 and "openvino#35824" in report.stdout, report.stderr
+    assert list(empty_dir.iterdir()) == []

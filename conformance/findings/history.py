@@ -74,17 +74,21 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     """The release's environment, made on first use: the release and the companions the repros
     need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
     ready = release.folder / "ready.json"
+    pinned = f"{release.distribution}=={release.version}"
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
-        return installed
-    shutil.rmtree(release.folder, ignore_errors=True)
+        lacking = sorted(name for name in set(companions) - {release.distribution}
+                         if _normal(name) not in {_normal(have) for have in installed})
+        if not lacking:
+            return installed
+        steps = [_installer(release, [pinned, *lacking])]  # a repro that needs one more companion
+    else:
+        shutil.rmtree(release.folder, ignore_errors=True)
+        wanted = [pinned, *sorted(set(companions) - {release.distribution})]
+        uv = shutil.which("uv")
+        steps = [[uv, "venv", "-q", "--python", sys.executable, str(release.folder)] if uv
+                 else [sys.executable, "-m", "venv", str(release.folder)], _installer(release, wanted)]
     say(f"installing {release.distribution} {release.version} into {release.folder}")
-    wanted = [f"{release.distribution}=={release.version}", *sorted(set(companions) - {release.distribution})]
-    uv = shutil.which("uv")
-    steps = ([[uv, "venv", "-q", "--python", sys.executable, str(release.folder)],
-              [uv, "pip", "install", "-q", "--python", str(release.python), *wanted]] if uv else
-             [[sys.executable, "-m", "venv", str(release.folder)],
-              [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]])
     for step in steps:
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_SECONDS,
@@ -93,12 +97,41 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
             raise HistoryError(f"installing took more than {INSTALL_SECONDS} s") from None
         if done.returncode != 0:
             lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
-            shutil.rmtree(release.folder, ignore_errors=True)
-            raise HistoryError(f"cannot install {' '.join(wanted)}: {lines[-1] if lines else 'pip failed'}")
+            if not ready.is_file():
+                shutil.rmtree(release.folder, ignore_errors=True)
+            raise HistoryError(f"cannot install {pinned}: {lines[-1] if lines else 'pip failed'}")
+    _numpy_of_its_time(release)
     listed = subprocess.run([str(release.python), "-c", _LIST], capture_output=True, text=True, check=True)
     installed = json.loads(listed.stdout)
     ready.write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
     return installed
+
+
+# The module each distribution installs, imported once to see that the release loads.
+MODULES = {"openvino": "openvino", "onnxruntime": "onnxruntime", "onnxruntime-openvino": "onnxruntime",
+           "onnx": "onnx", "tract": "tract"}
+
+
+def _numpy_of_its_time(release: Release) -> None:
+    """A release built against NumPy 1 that does not declare `numpy<2` fails to import beside
+    NumPy 2: it gets the NumPy of its time."""
+    module = MODULES.get(release.distribution)
+    if module is None:
+        return
+    tried = subprocess.run([str(release.python), "-c", f"import {module}"], capture_output=True, text=True)
+    if tried.returncode != 0 and "numpy" in tried.stderr.lower():
+        subprocess.run(_installer(release, ["numpy<2"]), capture_output=True, text=True, timeout=INSTALL_SECONDS)
+
+
+def _installer(release: Release, wanted: list[str]) -> list[str]:
+    uv = shutil.which("uv")
+    if uv:
+        return [uv, "pip", "install", "-q", "--python", str(release.python), *wanted]
+    return [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-")
 
 
 _LIST = ("import importlib.metadata as m, json; "

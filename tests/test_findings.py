@@ -1,0 +1,173 @@
+"""The finding records (findings/ID/): each loads and agrees with the corpus, the baselines and
+docs/findings.md; each repro runs here standalone, prints its versions and gives what its record
+says; `findings report` and `findings history` give what a maintainer needs."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from harness import BASELINES, CASES, REPO, run_cli
+
+from conformance.cases.loader import load_cases
+from conformance.core.machine import host_tier
+from conformance.findings.history import span
+from conformance.findings.records import ID_PATTERN, load_findings, load_record
+from conformance.findings.running import expected_here, run_repro, verdict
+from conformance.gate import Baseline, Entry, compare, read_baseline
+from conformance.results.records import Result
+
+FINDINGS = REPO / "findings"
+LOADED = load_findings(FINDINGS)
+RECORDS = sorted(LOADED.findings)
+SUITE_MODULES = {"conformance", "backends"}
+
+
+def test_every_record_loads_and_ids_are_unique() -> None:
+    assert LOADED.errors == []
+    folders = sorted(p.name for p in FINDINGS.iterdir() if p.is_dir() and not p.name.startswith(("_", ".")))
+    assert folders == RECORDS
+    assert len(RECORDS) >= 80, "issue 27: every finding of docs/findings.md has a record"
+
+
+def test_every_minimal_case_is_in_the_corpus() -> None:
+    ids = {case.id for case in load_cases([CASES]).cases}
+    missing = {f.id: [c for c in f.cases if c not in ids] for f in LOADED.findings.values()}
+    assert {k: v for k, v in missing.items() if v} == {}
+
+
+def test_baseline_notes_and_records_name_each_other() -> None:
+    """A record's baseline notes name its id, and every id a baseline note names is a record:
+    the gate prints "fixed: OV3 (openvino#35824)" from that."""
+    baselines = {path.stem: read_baseline(path) for path in BASELINES.glob("*.yaml")}
+    unnamed = []
+    for finding in LOADED.findings.values():
+        for backend, keys in finding.baseline_notes.items():
+            assert backend in baselines, f"{finding.id}: no baseline of {backend}"
+            for key in keys:
+                assert key in baselines[backend].notes, f"{finding.id}: {backend} has no note {key!r}"
+                if finding.id not in ID_PATTERN.findall(baselines[backend].notes[key]):
+                    unnamed.append(f"{backend}:{key} does not name {finding.id}")
+    assert unnamed == []
+    named = {(backend, key, found) for backend, baseline in baselines.items()
+             for key, text in baseline.notes.items() for found in ID_PATTERN.findall(text)}
+    assert {found for _, _, found in named} - set(RECORDS) == set()
+
+
+def test_the_findings_page_is_generated_from_the_records() -> None:
+    done = run_cli("findings", "docs", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("finding_id", RECORDS)
+def test_a_repro_imports_nothing_of_the_suite(finding_id: str) -> None:
+    finding = LOADED.findings[finding_id]
+    for name in (finding.repro.script, *finding.repro.files, finding.repro.windows):
+        if not name.endswith(".py"):
+            continue
+        tree = ast.parse((finding.folder / name).read_text(encoding="utf-8"))
+        imported = {alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names}
+        imported |= {(node.module or "").split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        assert not imported & SUITE_MODULES, f"{name} imports {imported & SUITE_MODULES}"
+
+
+@pytest.mark.parametrize("finding_id", RECORDS)
+def test_the_repro_runs_here_and_agrees_with_its_record(finding_id: str) -> None:
+    finding = LOADED.findings[finding_id]
+    run = run_repro(finding)
+    assert run.outcome != "broken", f"{run.reason}\n{run.output[-3000:]}"
+    if run.outcome == "cannot run":
+        assert run.reason, run.output[-2000:]
+        return
+    assert run.outcome == expected_here(finding, host_tier()), run.output[-3000:]
+    distribution = finding.repro.history
+    if distribution and distribution != "onnxruntime-web":
+        try:
+            installed = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            return
+        assert installed in run.output, f"the repro does not print {distribution} {installed}"
+
+
+def test_the_verdict_comes_from_the_exit_status_and_the_last_line() -> None:
+    assert verdict(0, "x\nREPRODUCED\n") == ("reproduced", "")
+    assert verdict(1, "NOT REPRODUCED") == ("not reproduced", "")
+    assert verdict(2, "CANNOT RUN: no wine") == ("cannot run", "no wine")
+    assert verdict(0, "NOT REPRODUCED")[0] == "broken"
+    assert verdict(1, "Traceback ...\nValueError: x")[0] == "broken"
+    assert verdict(-11, "")[1].startswith("killed by signal 11")
+
+
+def test_a_broken_record_names_its_file_and_field_and_the_others_still_list(tmp_path: Path) -> None:
+    root = tmp_path / "findings"
+    shutil.copytree(FINDINGS / "OV3", root / "OV3")
+    shutil.copytree(FINDINGS / "ORT3", root / "ORT3")
+    record = yaml.safe_load((root / "ORT3" / "finding.yaml").read_text(encoding="utf-8"))
+    record["upstream"]["status"] = "maybe"
+    (root / "ORT3" / "finding.yaml").write_text(yaml.safe_dump(record), encoding="utf-8")
+    done = run_cli("findings", "--records", root, "list")
+    assert done.returncode == 2
+    assert "ORT3/finding.yaml: upstream.status" in done.stderr.replace("\n", "")
+    assert "OV3" in done.stdout and "openvino#35824" in done.stdout
+
+
+def test_a_record_whose_id_is_not_its_folder_is_refused(tmp_path: Path) -> None:
+    shutil.copytree(FINDINGS / "OV3", tmp_path / "OV4")
+    with pytest.raises(ValueError, match="is not the folder's name"):
+        load_record(tmp_path / "OV4" / "finding.yaml")
+
+
+def test_report_ov3_is_a_complete_openvino_issue_naming_the_known_issue() -> None:
+    done = run_cli("findings", "report", "OV3")
+    assert done.returncode == 0, done.stderr
+    body = done.stdout
+    for heading in ("### OpenVINO Version", "### Operating System", "### Device used for inference",
+                    "### Issue description", "### Step-by-step reproduction", "### Relevant log output"):
+        assert heading in body
+    assert "openvino#35824" in body and "https://github.com/openvinotoolkit/openvino/issues/35824" in body
+    assert (FINDINGS / "OV3" / "repro.py").read_text(encoding="utf-8").strip() in body  # the repro inline
+    assert "REPRODUCED" in body  # what it printed here
+    for _, quote in LOADED.findings["OV3"].documents:
+        assert quote in body
+
+
+@pytest.mark.parametrize(("finding_id", "tracker"), [("ORT3", "### ONNX Runtime Version or Commit ID"),
+                                                     ("REF1", "### Reproduction instructions"),
+                                                     ("TR3", "## To reproduce")])
+def test_report_follows_each_trackers_template(finding_id: str, tracker: str) -> None:
+    done = run_cli("findings", "report", finding_id, "--no-run")
+    assert done.returncode == 0, done.stderr
+    assert tracker in done.stdout
+
+
+def test_the_span_names_the_first_release_and_the_fix() -> None:
+    releases = ["1", "2", "3", "4"]
+    fixed = span({"1": "cannot run", "2": "reproduced", "3": "reproduced", "4": "not reproduced"}, releases)
+    assert (fixed.first, fixed.fixed, fixed.regression, fixed.oldest) == ("2", "4", False, True)
+    regression = span({"1": "not reproduced", "2": "reproduced", "3": "reproduced", "4": "reproduced"}, releases)
+    assert (regression.first, regression.fixed, regression.regression) == ("2", "", True)
+    flaky = span({"1": "reproduced", "2": "not reproduced", "3": "reproduced", "4": "reproduced"}, releases)
+    assert flaky.fixed == ""
+
+
+def test_history_installs_a_release_of_its_own_and_runs_the_repro(tmp_path: Path) -> None:
+    """onnx 1.17.0's reference evaluator, in an environment of its own (the suite's cache)."""
+    done = run_cli("findings", "history", "REF1", "--versions", "1.17.0", timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "REF1 on onnx 1.17.0: reproduced" in done.stdout.replace("\n", " ")
+
+
+def test_the_gate_names_a_fixed_finding_and_its_upstream_issue() -> None:
+    entry = Entry("openvino-cpu", "c", "onnx-opset11", "input", "fail", ("selection",), "wide")
+    baseline = Baseline(["openvino-cpu"], {entry.key: entry}, {"wide": "int64 in 32 bits (OV3)."})
+    fixed = compare([Result("c", "openvino-cpu", "onnx-opset11", "input", "pass")], baseline,
+                    findings={"OV3": "openvino#35824"})
+    assert fixed.fixed[0].startswith("fixed: OV3 (openvino#35824): topk c on openvino-cpu")
+    new = compare([Result("d", "openvino-cpu", "onnx-opset11", "input", "fail")], baseline,
+                  findings={"OV3": "openvino#35824"})
+    assert new.regressions[0].startswith("new: ")
