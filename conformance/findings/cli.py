@@ -59,6 +59,8 @@ def add_parser(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
+    if not console.is_terminal:  # piped or in CI: tables keep their columns instead of folding at 80
+        console = Console(width=220, highlight=False)
     root = args.records or default_root()
     loaded = load_findings(root)
     errors = Console(stderr=True, highlight=False)
@@ -90,6 +92,11 @@ def _list(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console
     if isinstance(chosen, str):
         console.print(Text(f"error: {chosen}"))
         return 2
+    if not console.is_terminal:  # piped: one line per finding, tab-separated, nothing cut
+        for finding in chosen:
+            print("\t".join((finding.id, finding.runtime, finding.title, finding.upstream.summary)))
+        print(f"{len(chosen)} findings ({root})", file=sys.stderr)
+        return 0
     table = Table(title=f"{len(chosen)} findings ({root})")
     for column in ("id", "runtime", "finding", "upstream"):
         table.add_column(column, overflow="fold")

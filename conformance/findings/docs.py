@@ -59,8 +59,8 @@ def entry(finding: Finding, history: Mapping[str, Any]) -> str:
 def _upstream(finding: Finding) -> str:
     if finding.upstream.status == "none-found":
         return f"no issue found (looked up {finding.upstream.looked_up})"
-    links = ", ".join(f"[{i.short}]({i.url}){' (' + i.state + ')' if i.state else ''}"
-                      for i in finding.upstream.issues if i.relation in ("same", "related"))
+    links = ", ".join(f"[{i.short}]({i.url}) ({', '.join(filter(None, (i.relation, i.state)))})"
+                      for i in finding.upstream.issues)
     return f"{finding.upstream.status}, {links}" if links else finding.upstream.status
 
 

@@ -58,13 +58,22 @@ class Upstream:
     note: str = ""
 
     @property
+    def leading(self) -> tuple[UpstreamIssue, ...]:
+        """The issues that stand for the finding upstream: the same report, else its fix, else related
+        threads (never documentation threads alone)."""
+        for relation in ("same", "fix", "related"):
+            found = tuple(issue for issue in self.issues if issue.relation == relation)
+            if found:
+                return found
+        return ()
+
+    @property
     def summary(self) -> str:
         """One line: `known: openvino#35824 (open)`, `none found (looked up 2026-11-26)`."""
         if self.status == "none-found":
             return f"none found (looked up {self.looked_up})"
-        shown = [issue for issue in self.issues if issue.relation == ("same" if self.status == "known" else "related")]
         refs = ", ".join(f"{issue.short} ({issue.state})" if issue.state else issue.short
-                         for issue in (shown or list(self.issues))[:3])
+                         for issue in (self.leading or self.issues)[:3])
         return f"{self.status}: {refs}" if refs else self.status
 
 
@@ -142,7 +151,8 @@ def load_findings(root: Path | None = None) -> Loaded:
             errors.append(str(exc))
             continue
         found[finding.id] = finding
-    ordered = dict(sorted(found.items(), key=lambda item: (item[1].section, item[1].prefix, item[1].number)))
+    ordered = dict(sorted(found.items(), key=lambda item: (not item[1].section.startswith("topk/"), item[1].section,
+                                                          item[1].prefix, item[1].number)))
     return Loaded(ordered, errors)
 
 
@@ -193,8 +203,10 @@ def _finding(folder: Path, raw: dict[str, Any]) -> Finding:
 def _check_folder(path: Path, finding: Finding) -> None:
     if finding.id != path.parent.name:
         raise FindingError(f"{path}: id: {finding.id!r} is not the folder's name ({path.parent.name!r})")
-    if finding.upstream.status == "known" and not any(i.relation == "same" for i in finding.upstream.issues):
-        raise FindingError(f"{path}: upstream.status: 'known' needs an issue with relation 'same'")
+    if finding.upstream.status in ("known", "related") and not finding.upstream.issues:
+        raise FindingError(f"{path}: upstream.status: {finding.upstream.status!r} needs upstream.issues")
+    if finding.upstream.status == "none-found" and any(i.relation == "same" for i in finding.upstream.issues):
+        raise FindingError(f"{path}: upstream.status: 'none-found' beside an issue of relation 'same'")
     if finding.conditions.get("isa"):
         try:
             Scope.parse(finding.conditions["isa"])
@@ -214,6 +226,5 @@ def upstream_labels(root: Path | None = None) -> dict[str, str]:
     prints beside a fixed discrepancy. Records that cannot be read are left out."""
     labels: dict[str, str] = {}
     for finding in load_findings(root).findings.values():
-        same = [issue.short for issue in finding.upstream.issues if issue.relation == "same"]
-        labels[finding.id] = ", ".join(same) if same else "no upstream issue"
+        labels[finding.id] = ", ".join(i.short for i in finding.upstream.leading) or "no upstream issue"
     return labels

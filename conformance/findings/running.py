@@ -43,9 +43,12 @@ def verdict(status: int, output: str) -> tuple[str, str]:
         return "broken", f"{how}; last line: {last[:200] or '(nothing printed)'}"
     outcome, line = expected
     if outcome == "cannot run":
-        if last.startswith("CANNOT RUN"):
-            return outcome, last.partition(":")[2].strip() or "(no reason given)"
-        return "broken", f"exit status 2 without a last line 'CANNOT RUN: why' (last line: {last[:200]!r})"
+        # The why may be a runtime's exception text, which can run over several lines.
+        start = next((n for n in range(len(lines) - 1, -1, -1) if lines[n].startswith("CANNOT RUN")), None)
+        if start is not None:
+            why = " ".join(lines[start:]).partition(":")[2].strip()
+            return outcome, why[:500] or "(no reason given)"
+        return "broken", f"exit status 2 without a line 'CANNOT RUN: why' (last line: {last[:200]!r})"
     if last != line:
         return "broken", f"exit status {status} but the last line is {last[:200]!r}, not {line!r}"
     return outcome, ""

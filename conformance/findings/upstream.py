@@ -46,11 +46,15 @@ def _versions(finding: Finding) -> str:
 
 def _known(finding: Finding) -> str:
     same = [issue for issue in finding.upstream.issues if issue.relation == "same"]
-    if not same:
-        return ""
-    refs = ", ".join(f"{issue.short} ({issue.url})" for issue in same)
-    return (f"> Already reported upstream as {refs}. What follows adds a standalone repro and the "
-            "documents' words; it belongs there as a comment rather than in a new issue.\n\n")
+    if same:
+        refs = ", ".join(f"{issue.short} ({issue.url})" for issue in same)
+        return (f"> Already reported upstream as {refs}. What follows adds a standalone repro and the "
+                "documents' words; it belongs there as a comment rather than in a new issue.\n\n")
+    if finding.upstream.status == "known":
+        refs = ", ".join(f"{issue.short} ({issue.relation}, {issue.state or 'state unknown'})"
+                         for issue in finding.upstream.leading)
+        return f"> Known upstream without an open report of its own: {refs}; see the related threads below.\n\n"
+    return ""
 
 
 def _description(finding: Finding) -> str:

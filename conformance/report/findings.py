@@ -43,7 +43,7 @@ def section(findings: Mapping[str, Finding], history: Mapping[str, Any], backend
 
 
 def _row(finding: Finding) -> dict[str, str]:
-    same = next((i for i in finding.upstream.issues if i.relation in ("same", "related")), None)
+    same = next(iter(finding.upstream.leading), None)
     return {"id": finding.id, "runtime": finding.runtime, "title": finding.title,
             "upstream": finding.upstream.summary, "url": same.url if same else "",
             "backends": ", ".join(finding.backends)}
