@@ -371,36 +371,3 @@ def test_nothing_the_webgpu_backend_starts_listens_beyond_loopback(webgpu: OrtWe
     loopback = ("0100007F:", "00000000000000000000000001000000:")
     assert all(address.startswith(loopback) for address in listening), listening
 
-
-# --- the findings' standalone repros ----------------------------------------------------
-
-REPROS = REPO / "docs" / "repros" / "web"
-
-
-def test_the_wasm_repro_runs_standalone_and_reproduces(wasm: OrtWebBackend) -> None:
-    """docs/findings.md's ort-web-wasm findings, shown by a Node script of their own."""
-    completed = subprocess.run(
-        ["node", str(REPROS / "ort_web_wasm.mjs")], env=dict(os.environ, ORT_WEB=str(SETUP.package_dir)),
-        capture_output=True, text=True, timeout=120, check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    lines = completed.stdout.splitlines()
-    assert lines[0].startswith(f"onnxruntime-web {VERSION}, Node.js ")
-    assert lines[-1] == "REPRODUCED", completed.stdout
-
-
-def test_the_webgpu_repro_page_runs_standalone_and_reproduces(webgpu: OrtWebBackend, tmp_path: Path) -> None:
-    """docs/findings.md's ort-web-webgpu findings, shown by a page of their own in headless
-    Chromium (run_page.py serves it), with onnxruntime-web where a maintainer installs it."""
-    for path in REPROS.iterdir():
-        if path.is_file():
-            (tmp_path / path.name).write_bytes(path.read_bytes())
-    (tmp_path / "node_modules").symlink_to(SETUP.root / "node_modules")
-    completed = subprocess.run(
-        [sys.executable, str(tmp_path / "run_page.py"), "ort_web_webgpu.html"],
-        capture_output=True, text=True, timeout=180, check=False,
-    )
-    assert completed.returncode == 0, completed.stderr + completed.stdout
-    lines = completed.stdout.splitlines()
-    assert lines[0].startswith(f"onnxruntime-web {VERSION}; ") and "adapter: vendor" in lines[0]
-    assert lines[-1] == "REPRODUCED", completed.stdout
