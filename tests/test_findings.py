@@ -171,3 +171,15 @@ def test_the_gate_names_a_fixed_finding_and_its_upstream_issue() -> None:
     new = compare([Result("d", "openvino-cpu", "onnx-opset11", "input", "fail")], baseline,
                   findings={"OV3": "openvino#35824"})
     assert new.regressions[0].startswith("new: ")
+
+
+def test_the_report_names_the_finding_of_a_discrepancy_and_its_upstream_status(tmp_path: Path) -> None:
+    """REF1's minimal case on the reference evaluator: its discrepancy group names REF1 and onnx#8478,
+    and the Findings section lists the record."""
+    case = "fuzz-onnx-reference-onnx-opset11-error-float32-8d95afe1"
+    done = run_cli("run", "--backend", "onnx-reference", "--case", case, "--out", tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    group = page[page.index('id="discrepancies"'):page.index('id="findings"')]
+    assert '<a href="#finding-REF1"><b>REF1</b></a>' in group and "onnx#8478" in group
+    assert 'id="finding-REF1"' in page and "https://github.com/onnx/onnx/issues/8478" in page

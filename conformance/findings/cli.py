@@ -173,6 +173,9 @@ def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Cons
             console.print(Text(f"{finding.id}: its record names no distribution to vary (repro.history)"))
     status = 0
     for distribution, findings in by_distribution.items():
+        if distribution in finding_history.NOT_FROM_PYPI:
+            console.print(Text(f"{distribution}: {finding_history.NOT_FROM_PYPI[distribution]}; not measured"))
+            continue
         releases = (args.versions.split(",") if args.versions
                     else finding_history.DEFAULT_RELEASES.get(distribution, ()))
         if not releases:

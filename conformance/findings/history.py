@@ -34,6 +34,9 @@ DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
     "tract": ("0.19.15", "0.20.22", "0.21.19", "0.22.4", "0.23.9"),
     "onnxruntime-openvino": ("1.20.0", "1.21.0", "1.22.0", "1.23.0", "1.24.1"),
 }
+# Runtimes whose releases do not come from PyPI: history does not vary them (yet).
+NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
+                 "onnxruntime-directml": "its wheels are for Windows only"}
 # Needs that are commands, not Python distributions: an environment cannot install them.
 COMMANDS = frozenset({"node", "npm", "chromium", "wine", "Xvfb", "qemu-x86_64", "x86_64-w64-mingw32-gcc"})
 INSTALL_SECONDS = 900
