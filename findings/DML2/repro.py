@@ -6,6 +6,10 @@ the small C program bridge.exe that `topk-conformance setup directml` builds, wi
 patched wined3d.dll and Wine prefix, in ~/.cache/topk-conformance/directml (DIRECTML_WINE_ROOT
 overrides the folder). No import of the suite: numpy and the standard library only. Prints
 `CANNOT RUN: ...` (exit 2) where wine, Xvfb, lavapipe or that folder is missing.
+
+Where x86_64-w64-mingw32-gcc is installed, it first compiles repro_windows.c beside it (the
+standalone C program on D3D12 and DirectML's own API that a maintainer compiles on Windows) and
+runs that under the same Wine instead, ending with its verdict; bridge.exe answers otherwise.
 """
 import os
 import platform
@@ -14,6 +18,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import time
 
 
@@ -80,6 +85,51 @@ os.makedirs(os.path.join(ROOT, "xdg-runtime"), mode=0o700, exist_ok=True)
 env = dict(os.environ, WINEPREFIX=os.path.join(ROOT, "prefix"), WINEARCH="win64", WINEDEBUG="-all",
            DISPLAY=":" + display, WINEDLLOVERRIDES="mscoree,mshtml=;wined3d=n",  # the patched wined3d.dll beside it
            VK_ICD_FILENAMES=LAVAPIPE, XDG_RUNTIME_DIR=os.path.join(ROOT, "xdg-runtime"))
+
+def run_windows_c():
+    """Where x86_64-w64-mingw32-gcc is installed: compiles repro_windows.c (the standalone program
+    on DirectML's own API that a maintainer compiles on Windows) into a scratch folder beside
+    DirectML.dll and the patched wined3d.dll, runs it under this same Wine, and ends with its
+    verdict. Returns why it could not, and the bridge below answers instead."""
+    compiler = shutil.which("x86_64-w64-mingw32-gcc")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "repro_windows.c")
+    if compiler is None:
+        return "x86_64-w64-mingw32-gcc is not installed"
+    with tempfile.TemporaryDirectory(prefix="repro_windows_") as scratch:
+        exe = os.path.join(scratch, "repro_windows.exe")
+        built = subprocess.run([compiler, "-O2", "-o", exe, source, "-ld3d12", "-ldxgi", "-lversion"],
+                               capture_output=True, text=True, timeout=60)
+        if built.returncode != 0:
+            errors = [line for line in built.stderr.splitlines() if "error" in line] or ["?"]
+            return "repro_windows.c did not compile: " + errors[0][:200]
+        for name in ("DirectML.dll", "wined3d.dll"):  # the patched wined3d.dll is loaded from beside the .exe
+            if not os.path.isfile(os.path.join(ROOT, "bin", name)):
+                return f"no {name} in {os.path.join(ROOT, 'bin')}"
+            os.symlink(os.path.join(ROOT, "bin", name), os.path.join(scratch, name))
+        try:
+            done = subprocess.run(["wine", exe], env=env, cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=max(5.0, DEADLINE - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            return "repro_windows.exe did not finish in time under Wine"
+    lines = done.stdout.strip().splitlines()
+    verdict = lines[-1].split(":")[0] if lines else ""
+    if (done.returncode, verdict) not in ((0, "REPRODUCED"), (1, "NOT REPRODUCED"), (2, "CANNOT RUN")):
+        return f"repro_windows.exe exited with status {done.returncode} (last line {verdict[:80]!r})"
+    print("Python", sys.version.split()[0], "|", platform.platform(), "| CPU:", cpu_name())
+    print(first_line(["wine", "--version"]), "| Mesa lavapipe (mesa-vulkan-drivers)",
+          first_line(["dpkg-query", "-W", "-f", "${Version}", "mesa-vulkan-drivers"]), "|",
+          first_line([compiler, "--version"]))
+    print("repro_windows.c, compiled here with x86_64-w64-mingw32-gcc and run under Wine on Mesa lavapipe")
+    print("(DirectML under Wine on a software Vulkan adapter: says nothing about any GPU's driver)")
+    print()
+    print(done.stdout.rstrip())
+    xvfb.terminate()
+    sys.exit(done.returncode)
+
+
+why_not_c = run_windows_c()
+print(f"(repro_windows.c not run: {why_not_c}; asking bridge.exe instead)")
+
 bridge = subprocess.Popen(["wine", BRIDGE], env=env, cwd=os.path.dirname(BRIDGE), stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
