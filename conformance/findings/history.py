@@ -233,7 +233,8 @@ def record_history(root: Path, history: History, date: str) -> Path:
             version: {name: found for name, found in sorted(installed.items())
                       if name in ("numpy", "onnx", "ml-dtypes", "ml_dtypes", history.distribution)}
             for version, installed in history.installed.items()}},
-        "refused": {**(previous.get("refused") or {}), **history.refused},
+        "refused": {**{version: why for version, why in (previous.get("refused") or {}).items()
+                       if version not in history.installed}, **history.refused},  # installed now: no longer refused
         "findings": dict(sorted(findings.items())),
     }
     path = root / HISTORY_FILE
