@@ -22,7 +22,6 @@ try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper
 except Exception as error:  # missing, or built against another numpy
     print(f"CANNOT RUN: {type(error).__name__}: {error}")
     sys.exit(2)

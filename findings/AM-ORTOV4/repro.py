@@ -10,7 +10,6 @@ Last line: REPRODUCED (0), NOT REPRODUCED (1) or CANNOT RUN: why (2).
 import importlib.metadata as _md
 import os
 import platform
-import subprocess
 import sys
 
 
@@ -23,7 +22,7 @@ try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 except Exception as error:  # a module missing, or one that cannot load here
     cannot(f"import failed: {type(error).__name__}: {error}")
 

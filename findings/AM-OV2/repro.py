@@ -11,7 +11,6 @@ when select_last_index is 0 (the index of the last occurrence when it is 1).
 """
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

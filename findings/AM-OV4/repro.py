@@ -12,7 +12,6 @@ some consistent placement (every NaN above every number, or every NaN below) all
 """
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

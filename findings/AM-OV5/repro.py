@@ -12,7 +12,6 @@ selected" when select_last_index is 0. The answers below are those that one cons
 """
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

@@ -4,7 +4,9 @@ For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python re
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is
 created runs every node on DirectML). Last line: REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
 CANNOT RUN: why (exit 2)."""
-import platform, subprocess, sys
+import platform
+import subprocess
+import sys
 
 
 def cannot(why):
@@ -16,11 +18,11 @@ try:
     import numpy as np
     import onnx
     from onnx import TensorProto, helper
-except Exception as error:  # noqa: BLE001 - any import failure means this repro cannot run here
+except Exception as error:
     cannot(f"numpy and onnx are needed ({error.__class__.__name__}: {error})")
 try:
     import onnxruntime
-except Exception as error:  # noqa: BLE001
+except Exception as error:
     cannot(f"onnxruntime-directml is needed: pip install onnxruntime-directml==1.24.4 ({error})")
 onnxruntime.set_default_logger_severity(3)  # errors are printed by this script, not logged twice
 if "DmlExecutionProvider" not in onnxruntime.get_available_providers():
@@ -53,7 +55,7 @@ def run(bridge, model, inputs, outputs, key="", preallocate=None):
     try:
         made = session(model, key)
         results = made.run(list(outputs), {name: x for name, (x, _) in inputs.items()})
-    except Exception as error:  # noqa: BLE001 - ONNX Runtime's refusals are what this repro prints
+    except Exception as error:
         return f"{error.__class__.__name__}: {error}".strip()
     return [np.asarray(r) for r in results], f"providers {made.get_providers()}, CPU fall-back disabled"
 

@@ -25,7 +25,7 @@ try:
     import numpy as np
     import onnx
     from onnx import TensorProto, helper
-except Exception as error:  # noqa: BLE001 - any import failure means this repro cannot run here
+except Exception as error:
     cannot(f"numpy and onnx are needed ({error.__class__.__name__}: {error})")
 
 # The folder `topk-conformance setup directml` fills: bridge.exe (a small Windows program that loads

@@ -9,7 +9,6 @@ Last line: REPRODUCED (0), NOT REPRODUCED (1) or CANNOT RUN: why (2).
 import importlib.metadata as _md
 import os
 import platform
-import subprocess
 import sys
 
 

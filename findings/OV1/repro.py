@@ -5,7 +5,6 @@ uses the indices along the axis as a tiebreaker. That is, the element with the l
 appear first." Needs openvino, numpy, onnx (to build the model)."""
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

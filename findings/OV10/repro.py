@@ -5,7 +5,6 @@ ONNX frontend). No document says where NaN goes (outside the defined domain); th
 difference, not a broken promise. Needs openvino, numpy, onnx (for the ONNX graph)."""
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

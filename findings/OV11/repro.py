@@ -3,11 +3,8 @@ n*K for TopK-11 with stable=true. Times one inference (compiled beforehand) of t
 row with stable=true and with stable=false in the same run and reports the ratio; with K = 1000
 of 2**19 elements it is about two orders of magnitude here, where the documents promise nothing
 about time. Needs openvino, numpy."""
-import os
 import platform
-import subprocess
 import sys
-import tempfile
 
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
              "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
@@ -76,7 +73,7 @@ def print_versions(uses_onnx=False, isa=False):
         seen = cpuid_features()
         if seen is not None:
             print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
+    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
     try:
         caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         print("OpenVINO CPU capabilities:", " ".join(caps))

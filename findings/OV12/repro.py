@@ -8,7 +8,6 @@ emulated CPU: `qemu-x86_64 -cpu max python repro.py` (TCG has no AVX-512). Needs
 numpy, onnx (for the ONNX graph)."""
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

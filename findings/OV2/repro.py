@@ -4,11 +4,8 @@ relative order from the input tensor." and "sort = value, mode = max, stable = t
 by value, relative order of equal elements guaranteed to be maintained", "sort = index ... -
 ascending by index". The row is row 4 of the suite's case gen-few-distinct-float32-sort-index
 (float32 [6, 31], values 0 to 3, K = 9, mode max). Needs openvino, numpy."""
-import os
 import platform
-import subprocess
 import sys
-import tempfile
 
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
              "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
@@ -77,7 +74,7 @@ def print_versions(uses_onnx=False, isa=False):
         seen = cpuid_features()
         if seen is not None:
             print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
+    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
     try:
         caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         print("OpenVINO CPU capabilities:", " ".join(caps))

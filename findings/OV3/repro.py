@@ -4,7 +4,6 @@ the input tensor along a specified axis". ONNX TopK: the values output "contains
 the top k elements along the specified axis". Needs openvino, numpy, onnx (to build the model)."""
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 

@@ -2,11 +2,8 @@
 OpenVINO TopK-11: "T: any numeric type"; output 1 is "Output tensor of type T with k values from
 the input tensor along a specified axis". Native TopK-11 stable=false, K a constant (the graph
 the fuzzer found these on). Needs openvino, numpy."""
-import os
 import platform
-import subprocess
 import sys
-import tempfile
 
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
              "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
@@ -75,7 +72,7 @@ def print_versions(uses_onnx=False, isa=False):
         seen = cpuid_features()
         if seen is not None:
             print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
+    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
     try:
         caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         print("OpenVINO CPU capabilities:", " ".join(caps))

@@ -6,7 +6,6 @@ the bits. Needs openvino, numpy; onnx only for the second graph (ONNX TopK-24 th
 frontend), which is skipped where onnx or this openvino cannot run it."""
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 
@@ -77,7 +76,7 @@ def print_versions(uses_onnx=False, isa=False):
         seen = cpuid_features()
         if seen is not None:
             print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
+    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
     try:
         caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         print("OpenVINO CPU capabilities:", " ".join(caps))

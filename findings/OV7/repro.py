@@ -1,11 +1,9 @@
 """OV7: ov::Tensor::copy_to dies (SIGSEGV) copying the empty output of a TopK model whose output
 shape is dynamic (K a graph input); with a constant K it copies. Run in child processes. Not
 TopK's arithmetic, but a crash a TopK user with empty inputs meets. Needs openvino, numpy."""
-import os
 import platform
 import subprocess
 import sys
-import tempfile
 
 ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
              "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
@@ -74,7 +72,7 @@ def print_versions(uses_onnx=False, isa=False):
         seen = cpuid_features()
         if seen is not None:
             print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
+    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
     try:
         caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
         print("OpenVINO CPU capabilities:", " ".join(caps))
@@ -136,7 +134,7 @@ def main():
         results[how] = done
     child = results["input"]
     if child.returncode < 0 and "inferred" in child.stdout and "copied" not in child.stdout:
-        finish(f"REPRODUCED", 0)  # killed by a signal inside copy_to
+        finish("REPRODUCED", 0)  # killed by a signal inside copy_to
     if child.returncode == 0 and "copied" in child.stdout:
         finish("NOT REPRODUCED", 1)
     last = (child.stderr.strip().splitlines() or ["no message"])[-1]

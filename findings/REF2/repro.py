@@ -25,11 +25,11 @@ def cpu_name():
 
 
 try:
+    import ml_dtypes
     import numpy as np
     import onnx
     from onnx import TensorProto, helper
     from onnx.reference import ReferenceEvaluator
-    import ml_dtypes
 except ImportError as error:
     print(f"CANNOT RUN: {error}")
     sys.exit(2)

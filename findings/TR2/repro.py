@@ -6,8 +6,6 @@ line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)
 Named repro.py: a script named tract.py would import itself as `tract`."""
 import os
 import platform
-import re
-import subprocess
 import sys
 import tempfile
 
@@ -24,7 +22,7 @@ try:
     import numpy as np
     import onnx
     import tract
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 except Exception as error:  # a module missing, or a build that cannot load here
     finish(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})", 2)
 

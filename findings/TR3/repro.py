@@ -6,8 +6,6 @@ line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)
 Named repro.py: a script named tract.py would import itself as `tract`."""
 import os
 import platform
-import re
-import subprocess
 import sys
 import tempfile
 

@@ -10,8 +10,10 @@ Last line: REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit
 import functools
 import http.server
 import json
+import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -69,15 +71,18 @@ def main():
     print(f"browser: {version}")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=HERE))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
         browser = subprocess.Popen(
             [chromium, "--headless", "--no-sandbox", "--enable-unsafe-webgpu", "--no-first-run",
              "--disable-background-networking", f"--user-data-dir={profile}",
              f"http://127.0.0.1:{server.server_address[1]}/repro.html"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         done = reported.wait(WAIT_S)
         exited = browser.poll()
-        browser.kill()
+        try:  # the whole browser: its GPU and renderer processes write to the profile too
+            os.killpg(browser.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         browser.wait()
     server.shutdown()
     if not done:
