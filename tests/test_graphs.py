@@ -508,13 +508,17 @@ def test_k_outside_its_type_is_a_skip(k_type: str, k: int, range_: str | None) -
 # --- graphs: [...] -------------------------------------------------------------------
 
 def test_known_graph_names_are_every_graph_the_suite_builds() -> None:
-    assert set(known_graph_names()) == CONTRACT_GRAPH_NAMES
+    # With the ONNX graphs' minimal twins (contract section 7).
+    minimal = {f"{name}-minimal" for name in CONTRACT_GRAPH_NAMES if name.startswith("onnx-")}
+    assert set(known_graph_names()) == CONTRACT_GRAPH_NAMES | minimal
 
 
 @pytest.mark.parametrize(("entry", "selected"), [
-    ("onnx-opset1", {"onnx-opset1"}),
-    ("onnx-opset11", {"onnx-opset11"}),
-    ("onnx", {"onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24"}),
+    # An ONNX graph's name selects its minimal twin too (contract section 7).
+    ("onnx-opset1", {"onnx-opset1", "onnx-opset1-minimal"}),
+    ("onnx-opset11", {"onnx-opset11", "onnx-opset11-minimal"}),
+    ("onnx-opset11-minimal", {"onnx-opset11-minimal"}),
+    ("onnx", {f"onnx-opset{o}{m}" for o in (1, 10, 11, 24) for m in ("", "-minimal")}),
     ("openvino-topk11", {"openvino-topk11-stable", "openvino-topk11-unstable"}),
     ("openvino-topk11-stable", {"openvino-topk11-stable"}),
     ("openvino", {"openvino-topk11-stable", "openvino-topk11-unstable", "openvino-topk3", "openvino-topk1"}),

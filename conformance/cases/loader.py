@@ -39,6 +39,7 @@ from conformance.core.safe_yaml import (
     yaml_message,
 )
 from conformance.core.tool_input import field_path, strict_integer
+from conformance.operator.attributes import ALL, MINIMAL, is_minimal_graph
 from conformance.operator.graph import unknown_graph_entries
 from conformance.operator.interfaces import Case
 from conformance.operator.record import CaseFieldError, CaseSource, Operator
@@ -269,6 +270,8 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
         names = ", ".join(sorted(operator.graph_names))
         raise CaseFieldError(f"graphs[{position}]", f"{unknown[0]!r} names no graph the suite builds (names: "
                              f"{names}; a prefix ending at a dash selects several)")
+    attributes = raw.get("attributes", ALL)
+    _check_minimal_graphs(raw.get("graphs", ()), attributes)
     spec = raw["input"]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])
@@ -286,10 +289,19 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
         raw=raw, id=raw["id"], source=raw["source"], file=path, tags=tuple(raw.get("tags", [])),
         expect_error=raw.get("expect_error", False), graphs=tuple(raw.get("graphs", ())),
         repeat=raw.get("repeat", 1), input_spec=dict(spec), shape=shape, dtype=dtype,
-        make_input=make_input, tensor=_tensor,
+        make_input=make_input, tensor=_tensor, attributes=attributes,
     )
     case: Case = operator.load_case(source)
     return case
+
+
+def _check_minimal_graphs(entries: Sequence[str], attributes: str) -> None:
+    """A case whose ONNX graphs write every attribute has no `-minimal` graph: an entry
+    naming one would select nothing (contract section 7)."""
+    for position, entry in enumerate(entries):
+        if attributes != MINIMAL and is_minimal_graph(entry):
+            raise CaseFieldError(f"graphs[{position}]", f"{entry!r} is a graph of cases with 'attributes: minimal'; "
+                                 f"this case has attributes: {attributes} (its ONNX graphs write every attribute)")
 
 
 def _check_size(shape: tuple[int, ...], limits: Limits) -> None:

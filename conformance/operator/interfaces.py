@@ -39,6 +39,11 @@ class Case(Protocol):
     @property
     def axis_index(self) -> int:
         """The axis its outputs' sequences run along (messages number sequences by it)."""
+    @property
+    def attributes(self) -> str:
+        """`all` or `minimal` (contract section 7): whether its ONNX graphs write every
+        attribute or only those whose values are not the opset's defaults
+        (conformance/operator/attributes.py)."""
 
 
 class Profile(Protocol):

@@ -55,6 +55,7 @@ class CaseSource:
     dtype: np.dtype[Any]
     make_input: Callable[[int], np.ndarray[Any, Any]]
     tensor: Callable[[Any, tuple[int, ...], np.dtype[Any], str], np.ndarray[Any, Any]]
+    attributes: str = "all"  # the `attributes` field, common to every operator (contract section 7)
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,10 @@ from typing import Any
 from conformance.operator.interfaces import Variant, variant_key
 from conformance.operator.record import Operator
 from conformance.ops.argmax.record import ARGMAX, ARGMIN
+from conformance.ops.hardmax.record import HARDMAX
 from conformance.ops.topk.record import TOPK
 
-OPERATORS: dict[str, Operator[Any, Any]] = {op.name: op for op in (TOPK, ARGMAX, ARGMIN)}
+OPERATORS: dict[str, Operator[Any, Any]] = {op.name: op for op in (TOPK, ARGMAX, ARGMIN, HARDMAX)}
 DEFAULT = "topk"  # a case file without `op`
 
 

@@ -16,13 +16,15 @@ def result_k_source(variant: Variant) -> str:
 
 
 def variant_for(graph: str, k_source: str, op: str = "topk") -> Variant | None:
-    """The variant of the operator whose results carry this `graph` and `k_source`, or None."""
+    """The variant of the operator whose results carry this `graph` and `k_source`, or None
+    (a minimal ONNX graph, `onnx-opset13-minimal`, is a variant of its own)."""
     return next((v for v in all_variants() if (v.op, v.graph, result_k_source(v)) == (op, graph, k_source)), None)
 
 
 @cache
 def graph_family(graph: str) -> str:
-    """onnx / openvino / directml: the dialect a `graph` field belongs to."""
+    """onnx / openvino / directml: the dialect a `graph` field belongs to (minimal ONNX
+    graphs, `onnx-opset13-minimal`, are onnx: the report groups them with the others)."""
     for variant in all_variants():
         if variant.graph == graph:
             return variant.kind
@@ -40,7 +42,7 @@ def command_line(case_id: str, case_file: str, backend: str) -> str:
 
 def repro_snippet(
     case_id: str, case_file: str, backend: str, graph: str, k_source: str, verdict: str = "",
-    rules: tuple[str, ...] | list[str] = (),
+    rules: tuple[str, ...] | list[str] = (), op: str = "topk",
 ) -> str:
     """Python that loads the case by id from its file, rebuilds the graph variant and runs it
     on the backend in this process, printing the verdict the judge gives. Run it from the
@@ -62,7 +64,7 @@ def repro_snippet(
         "",
         file_line,
         f"case = next(c for c in load_cases([CASE_FILE]).cases if c.id == {case_id!r})",
-        f"variant = variant_for({graph!r}, {k_source!r})",
+        f"variant = variant_for({graph!r}, {k_source!r}, {op!r})",
         f"(backend,) = by_name([{backend!r}])",
         "try:",
         "    result = execute(case, backend, variant, GraphCache())",

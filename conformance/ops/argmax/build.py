@@ -13,6 +13,7 @@ from onnx import TensorProto, helper
 from conformance.core.dtypes import element_type
 from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
 from conformance.graphs.errors import CheckerRejected
+from conformance.operator.attributes import onnx_attributes
 from conformance.operator.graph import Graph
 from conformance.operator.onnx_model import onnx_model
 from conformance.ops.argmax.case import Case
@@ -45,7 +46,8 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
     attributes: dict[str, Any] = {"axis": axis, "keepdims": int(case.keepdims)}
     if variant.version >= 12:
         attributes["select_last_index"] = int(case.select_last_index)
-    node = helper.make_node(NAMES[variant.op], [X], ["Indices"], name=variant.op, **attributes)
+    written = onnx_attributes(NAMES[variant.op], variant.version, attributes, variant.minimal)
+    node = helper.make_node(NAMES[variant.op], [X], ["Indices"], name=variant.op, **written)
     graph = helper.make_graph(
         [node], f"{variant.op}_{case.id}",
         [helper.make_tensor_value_info(X, element_type(case.x.dtype), list(case.x.shape))],

@@ -33,7 +33,8 @@ class Case:
     graphs: tuple[str, ...] = ()
     repeat: int = 1
     input_spec: dict[str, Any] = field(default_factory=dict, compare=False)
-    axis_written: Any = field(default=None, compare=False)  # the `axis` field: an int or a list
+    axis_written: Any = field(default=None, compare=False)  # the `axis` field: an int, a list, None (absent)
+    attributes: str = "all"  # all | minimal: which attributes its ONNX graphs write (section 7)
 
     @property
     def largest(self) -> bool:

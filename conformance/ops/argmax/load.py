@@ -30,7 +30,8 @@ CASE_FIELDS: dict[str, Any] = {
     "expected": _ANSWER,
     "expected_any": {"type": "array", "minItems": 1, "items": _ANSWER},
 }
-REQUIRED_FIELDS = ("axis",)
+REQUIRED_FIELDS: tuple[str, ...] = ()
+DEFAULT_AXIS = 0  # a case without `axis`: ONNX's default, the first axis (contract section 7)
 
 
 def case_loader(op: str) -> Callable[[CaseSource], Case]:
@@ -42,8 +43,8 @@ def case_loader(op: str) -> Callable[[CaseSource], Case]:
 
 def _load(op: str, source: CaseSource) -> Case:
     raw, shape = source.raw, source.shape
-    written = raw["axis"]
-    axes = tuple(written) if isinstance(written, list) else (written,)
+    written = raw.get("axis")
+    axes = tuple(written) if isinstance(written, list) else (DEFAULT_AXIS if written is None else written,)
     for position, axis in enumerate(axes):
         where = f"axis[{position}]" if isinstance(written, list) else "axis"
         if not -len(shape) <= axis < len(shape) and not source.expect_error:
@@ -59,6 +60,7 @@ def _load(op: str, source: CaseSource) -> Case:
         keepdims=raw.get("keepdims", True), select_last_index=raw.get("select_last_index", False),
         index_type=raw.get("index_type"), tags=source.tags, expect_error=source.expect_error,
         graphs=source.graphs, repeat=source.repeat, input_spec=source.input_spec, axis_written=written,
+        attributes=source.attributes,
     )
     out_shape = case.output_shape(case.keepdims)
     expected = None

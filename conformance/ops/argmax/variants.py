@@ -10,6 +10,7 @@ from functools import cache
 
 import onnx.defs
 
+from conformance.operator.attributes import graph_name, runs_on_case
 from conformance.operator.interfaces import GraphKind
 from conformance.ops.argmax import profiles
 from conformance.ops.argmax.case import Case
@@ -32,11 +33,14 @@ class Variant:
     op: str  # argmax | argmin
     kind: GraphKind
     version: int  # ONNX opset; DirectML: OWN or REDUCE
+    # ONNX only: the node writes only the attributes that are not the opset's defaults, for
+    # the cases with `attributes: minimal` (contract section 7); graph `onnx-opset<N>-minimal`.
+    minimal: bool = False
 
     @property
     def graph(self) -> str:
         if self.kind == "onnx":
-            return f"onnx-opset{self.version}"
+            return graph_name(f"onnx-opset{self.version}", self.minimal)
         return f"directml-{self.op}" if self.version == OWN else "directml-reduce"
 
     @property
@@ -52,7 +56,7 @@ class Variant:
         return f"{self.graph}-{self.k_label}"
 
     def runs_on(self, case: Case) -> bool:
-        return case.op == self.op
+        return case.op == self.op and runs_on_case(self.kind, self.minimal, case)
 
     def cannot_express(self, case: Case) -> str | None:
         name = NAMES[self.op]
@@ -90,5 +94,6 @@ def directml_index_type(case: Case) -> str:
 
 def variants(op: str) -> list[Variant]:
     """Every variant of ArgMax or ArgMin, in the order results are given."""
-    return ([Variant(op, "onnx", v) for v in onnx_versions(NAMES[op])]
-            + [Variant(op, "directml", OWN), Variant(op, "directml", REDUCE)])
+    onnx = [Variant(op, "onnx", v) for v in onnx_versions(NAMES[op])]
+    minimal = [Variant(op, "onnx", v, minimal=True) for v in onnx_versions(NAMES[op])]
+    return onnx + minimal + [Variant(op, "directml", OWN), Variant(op, "directml", REDUCE)]

@@ -31,7 +31,8 @@ class Case:
     graphs: tuple[str, ...] = ()  # graph names or prefixes the case is limited to; () = all
     repeat: int = 1  # runs of the same built graph on the same input, each judged
     input_spec: dict[str, Any] = field(default_factory=dict, compare=False)  # for repro notes
-    op: str = "topk"  # the operator (contract section 6); the only one built yet
+    op: str = "topk"  # the operator (contract section 6)
+    attributes: str = "all"  # all | minimal: which attributes its ONNX graphs write (section 7)
 
     @property
     def axis_index(self) -> int:

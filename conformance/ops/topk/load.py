@@ -31,13 +31,14 @@ CASE_FIELDS: dict[str, Any] = {
     "expected": {"$ref": "#/$defs/answer"},
     "expected_any": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/answer"}},
 }
-REQUIRED_FIELDS = ("axis", "k")
+REQUIRED_FIELDS = ("k",)
+DEFAULT_AXIS = -1  # a case without `axis`: ONNX's default, the last axis (contract section 7)
 
 
 def load_case(source: CaseSource) -> Case:
     raw = source.raw
     shape = source.shape
-    axis, k = raw["axis"], raw["k"]
+    axis, k = raw.get("axis", DEFAULT_AXIS), raw["k"]
     if not -len(shape) <= axis < len(shape):
         raise CaseFieldError("axis", f"{axis} is out of range for rank {len(shape)} "
                              f"(valid: {-len(shape)}..{len(shape) - 1})")
@@ -60,7 +61,7 @@ def load_case(source: CaseSource) -> Case:
         stable=raw.get("stable"), index_type=raw.get("index_type"),
         tags=source.tags, expected=expected, expected_any=expected_any,
         expect_error=source.expect_error, graphs=source.graphs, repeat=source.repeat,
-        input_spec=source.input_spec,
+        input_spec=source.input_spec, attributes=source.attributes,
     )
     _check_expected(case)
     return case

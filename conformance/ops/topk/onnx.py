@@ -11,6 +11,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from conformance.core.dtypes import element_type as element_type  # where it used to be
 from conformance.graphs.errors import GraphBuildError as GraphBuildError  # where it used to be
+from conformance.operator.attributes import onnx_attributes
 from conformance.operator.onnx_model import onnx_model
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
@@ -21,7 +22,8 @@ X, K, VALUES, INDICES = "X", "K", "Values", "Indices"
 def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelProto:
     """One TopK node; X always a graph input (every dimension a symbol for a dynamic
     variant), K an attribute (opset 1), an initializer ('constant') or a graph input
-    ('input'). Raises CheckerRejected where onnx.checker rejects the model, unless `check`
+    ('input'); every attribute, or for a minimal variant those that are not the opset's
+    defaults (contract section 7). Raises CheckerRejected where onnx.checker rejects the model, unless `check`
     is off (for a case that expects an error: the runtime must still see the graph)."""
     opset = variant.version
     attributes: dict[str, Any] = {"axis": case.axis}
@@ -42,7 +44,8 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
     if opset >= 11:
         attributes["largest"] = int(case.largest)
         attributes["sorted"] = int(case.sort != "none")
-    node = helper.make_node("TopK", inputs, [VALUES, INDICES], name="topk", **attributes)
+    written = onnx_attributes("TopK", opset, attributes, variant.minimal)
+    node = helper.make_node("TopK", inputs, [VALUES, INDICES], name="topk", **written)
 
     shape: list[int | str] = list(x_shape)
     shape[case.axis_index] = case.k

@@ -4,12 +4,14 @@ express a case, and the profile each is judged by."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from functools import cache
 from typing import ClassVar, Literal
 
 import onnx.defs
 
+from conformance.operator.attributes import graph_name, runs_on_case
 from conformance.operator.interfaces import GraphKind
 from conformance.ops.topk import profiles
 from conformance.ops.topk.case import Case
@@ -59,12 +61,15 @@ class Variant:
     k_type: str = ""
     # Every dimension of X symbolic in the graph (ONNX opset 11 only); else all fixed.
     dynamic: bool = False
+    # ONNX only: the node writes only the attributes that are not the opset's defaults, for
+    # the cases with `attributes: minimal` (contract section 7); graph `onnx-opset<N>-minimal`.
+    minimal: bool = False
 
     @property
     def graph(self) -> str:
         """The `graph` field of a result (contract section 4)."""
         if self.kind == "onnx":
-            return f"onnx-opset{self.version}"
+            return graph_name(f"onnx-opset{self.version}", self.minimal)
         if self.kind == "directml":
             return "directml-topk1" if self.version == 1 else "directml-topk"
         suffix = "" if self.stable is None else ("-stable" if self.stable else "-unstable")
@@ -93,7 +98,10 @@ class Variant:
 
     def runs_on(self, case: Case) -> bool:
         """Whether the case gets a result from this variant at all (K-type variants run on
-        the cases K_TYPE_TAGS names only); otherwise its row is left out, not skipped."""
+        the cases K_TYPE_TAGS names only, minimal ONNX graphs on minimal cases only, the
+        usual ONNX graphs on the others); otherwise its row is left out, not skipped."""
+        if not runs_on_case(self.kind, self.minimal, case):
+            return False
         return not self.k_type or not K_TYPE_TAGS.isdisjoint(case.tags)
 
     def cannot_express(self, case: Case) -> str | None:
@@ -188,6 +196,12 @@ def onnx_variants() -> list[Variant]:
     return variants
 
 
+def minimal_variants() -> list[Variant]:
+    """The ONNX variants' minimal twins, for the cases with `attributes: minimal`. Symbolic
+    dimensions are left to the usual graphs: the twins differ from them in attributes only."""
+    return [dataclasses.replace(variant, minimal=True) for variant in onnx_variants() if not variant.dynamic]
+
+
 def openvino_variants() -> list[Variant]:
     variants: list[Variant] = []
     for stable in (True, False):
@@ -205,4 +219,4 @@ def openvino_variants() -> list[Variant]:
 
 def all_variants() -> list[Variant]:
     """Every TopK graph variant of every dialect, in the order results are given."""
-    return onnx_variants() + openvino_variants() + directml_variants()
+    return onnx_variants() + minimal_variants() + openvino_variants() + directml_variants()
