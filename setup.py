@@ -1,5 +1,7 @@
-"""Build hook: the repository's cases/ goes into the wheel as conformance/corpus/, and its
-findings/ (the finding records and their repros) as conformance/finding_records/.
+"""Build hook: the repository's cases/ goes into the wheel as conformance/corpus/, its
+findings/ (the finding records and their repros) as conformance/finding_records/, and its
+docs/ (the contract, the vendors' guide, every page the README links) as conformance/docs/, so
+an installed user has the documentation the wheel's behaviour is described in.
 
 cases/ stays the single source of the corpus; nothing is copied by hand. Every build of the
 package (`pip wheel .`, `python -m build`, from the repository or from its sdist, which
@@ -20,6 +22,8 @@ CASE_SUFFIXES = (".yaml", ".yml")
 FINDINGS = Path(__file__).resolve().parent / "findings"
 # A finding's folder: its record, its repros (Python, Node, a page, C), the models beside them.
 FINDING_SUFFIXES = (".yaml", ".py", ".mjs", ".html", ".c", ".onnx", ".md")
+DOCS = Path(__file__).resolve().parent / "docs"
+DOC_SUFFIXES = (".md",)
 
 
 class BuildPyWithCorpus(build_py):
@@ -31,6 +35,7 @@ class BuildPyWithCorpus(build_py):
         # a case file that cases/ no longer has.
         shutil.rmtree(Path(self.build_lib) / "conformance" / "corpus", ignore_errors=True)
         shutil.rmtree(Path(self.build_lib) / "conformance" / "finding_records", ignore_errors=True)
+        shutil.rmtree(Path(self.build_lib) / "conformance" / "docs", ignore_errors=True)
         for source, target in self._corpus_files():
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
@@ -47,6 +52,8 @@ class BuildPyWithCorpus(build_py):
         corpus = Path(self.build_lib) / "conformance" / "corpus"
         records = Path(self.build_lib) / "conformance" / "finding_records"
         findings = sorted(FINDINGS.rglob("*")) if FINDINGS.is_dir() else []
+        docs = Path(self.build_lib) / "conformance" / "docs"
+        pages = sorted(DOCS.rglob("*")) if DOCS.is_dir() else []
         return [
             (path, corpus / path.relative_to(CASES))
             for path in sorted(CASES.rglob("*"))
@@ -55,6 +62,10 @@ class BuildPyWithCorpus(build_py):
             (path, records / path.relative_to(FINDINGS))
             for path in findings
             if path.is_file() and path.suffix in FINDING_SUFFIXES and "__pycache__" not in path.parts
+        ] + [
+            (path, docs / path.relative_to(DOCS))
+            for path in pages
+            if path.is_file() and path.suffix in DOC_SUFFIXES
         ]
 
 

@@ -204,9 +204,15 @@ def test_wheel_ships_the_corpus_and_the_bridge_sources(installed: Installed) -> 
     bridge = sorted(p.name for p in (REPO / "backends" / "wine" / "bridge").iterdir() if p.suffix in (".c", ".h"))
     assert bridge and all(f"backends/wine/bridge/{name}" in names for name in bridge)
     assert "conformance/cases/schema/case.schema.json" in names
+    # The documentation an installed user reads (the contract, the vendors' guide) rides along.
+    pages = sorted(p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md"))
+    assert "contract.md" in pages and "vendors/README.md" in pages
+    missing_pages = [page for page in pages if f"conformance/docs/{page}" not in names]
+    assert not missing_pages, f"pages of docs/ not in the wheel: {missing_pages}"
     with tarfile.open(installed.sdist) as sdist:
         members = {Path(m).relative_to(Path(m).parts[0]).as_posix() for m in sdist.getnames() if "/" in m}
     assert all(f"cases/{f}" in members for f in case_files)
+    assert all(f"docs/{page}" in members for page in pages)
     assert "setup.py" in members and "constraints.txt" in members
 
 
