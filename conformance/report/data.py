@@ -54,8 +54,9 @@ class CaseInfo:
 
     @property
     def levels(self) -> str:
-        """The DirectML feature levels whose tables admit the case, described."""
-        return operator(self.case.op).report.levels(self.case)
+        """The DirectML feature levels whose tables admit the case, described; an operator
+        without tables says so (an empty cell reads as a missing value)."""
+        return operator(self.case.op).report.levels(self.case) or f"no DirectML tables for {self.case.op}"
 
     @property
     def input_line(self) -> str:
@@ -283,7 +284,9 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         "backends": backends,
         "matrices": matrices,
         "chart": chart,
-        "documents": [_documents(op, results, infos, backends) for op in ops],
+        # An operator whose record compares no documents gets a line, not an empty table.
+        "documents": [_documents(op, results, infos, backends) for op in ops if op.report.aspects],
+        "undocumented": [op.name for op in ops if not op.report.aspects],
         "levels_tables": ", ".join(op.report.levels_tables for op in ops if op.report.levels_tables),
         "groups": groups,
         "slowest": _slowest(results, backends),
@@ -412,7 +415,7 @@ def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, st
                 "levels": info.levels if info else "",
                 "detail": discrepancy_detail(first, info),
                 "repro": repro_snippet(first.case, case_file, first.backend, first.graph, first.k_source,
-                                       first.verdict, first.rules),
+                                       first.verdict, first.rules, first.op),
             },
             "members": [
                 {

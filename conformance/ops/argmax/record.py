@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from conformance.operator.record import Operator
 from conformance.ops.argmax import build, judge, load, profiles, proof, variants
 from conformance.ops.argmax.case import Case
+from conformance.ops.argmax.report import REPORT
 from conformance.ops.argmax.variants import Variant
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def _record(op: str) -> Operator[Case, Variant]:
         fuzz=partial(fuzz, op),
         directml_dtypes=profiles.DIRECTML_DTYPES,
         directml_index_type=variants.directml_index_type,
+        report=REPORT,
     )
 
 

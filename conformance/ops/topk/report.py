@@ -1,5 +1,5 @@
 """TopK in the HTML report (its record's `report`): the three documents and what each says
-(contract section 1, CONTRACT.md's table), how a backend's results bear on each aspect, the
+(contract section 1's table, docs/contract.md), how a backend's results bear on each aspect, the
 case's input line, DirectML's feature levels, and where a discrepancy's reference came from."""
 
 from __future__ import annotations

@@ -1,0 +1,235 @@
+"""The HTML report looked at in a real headless Chromium (through Playwright), as a person
+sees it: a jump to #discrepancies lands on the section, below the sticky filter bar; the page
+never scrolls sideways at 1400 px; under a filter no table stands with headers and no row;
+ArgMax and ArgMin rows name their DirectML feature levels; a fuzz case's long description
+keeps its row short and unfolds on focus.
+
+(Chromium's own `--screenshot` switch draws a blank picture of any page scrolled away from its
+top, a fragment jump included: these tests look through Playwright, which draws what is shown.)
+
+One small report is built once for the module: a few TopK and ArgMax/ArgMin cases (two of
+them fuzz cases with long descriptions) run in this process on onnx-reference, ort-cpu and
+openvino-cpu, and on a backend that aborts its worker process on one case (a real crash)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from fault_backends import TRIGGER_CASE, AbortingBackend
+from harness import REPO
+
+from backends.registry import by_name
+from conformance.cases.loader import load_cases
+from conformance.ops.registry import operator
+from conformance.report.render import write_report
+from conformance.results.records import ResultsFile, environment
+from conformance.running.suite import run_cases
+
+BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
+CASE_FILES = (
+    "cases/documented/directml-top-k1.yaml", "cases/edge/k_range.yaml",
+    "cases/argmax/documented/directml-argmax.yaml", "cases/argmax/documented/directml-argmin.yaml",
+    "cases/argmax/fuzz/fuzz-ort-cpu-onnx-opset1-nan-order-float32-7bb16e18.yaml",
+    "cases/fuzz/fuzz-ort-cpu-onnx-opset11-order-float32-dfff76ab.yaml",
+)
+FUZZ_CASES = ("fuzz-ort-cpu-onnx-opset1-nan-order-float32-7bb16e18", "fuzz-ort-cpu-onnx-opset11-order-float32-dfff76ab")
+WIDTH, HEIGHT = 1400, 900
+
+
+def _playwright() -> Any:
+    """Playwright's sync API, or a skip (a failure under CI, where it must be present)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright for Python is needed (pip install -e '.[web]')")
+    return sync_playwright
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if found is None:
+        _missing("headless Chromium is needed (`topk-conformance setup web` installs it, as .ci/run does)")
+    return str(found)
+
+
+def _missing(message: str) -> None:
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    loaded = load_cases([REPO / name for name in CASE_FILES])
+    assert not loaded.errors, [str(e) for e in loaded.errors]
+    backends = by_name(list(BACKENDS))
+    results = run_cases(loaded.cases, backends, isolate=False)
+    # The aborting backend needs its own worker process: its death is the crash.
+    triggered = [case for case in loaded.cases if case.id == TRIGGER_CASE]
+    crashing = AbortingBackend()
+    results += run_cases(triggered, [crashing], isolate=True, timeout=60)
+    assert any(r.verdict == "crash" for r in results)
+    info = {b.name: {"available": True, "reason": "", **b.describe()} for b in [*backends, crashing]}
+    path = tmp_path_factory.mktemp("browser") / "report.html"
+    write_report(path, ResultsFile(environment(), info, [], results))
+    return path
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = _chromium()
+    with _playwright()() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def open_page(browser: Any, report: Path, address: str = "", width: int = WIDTH) -> Any:
+    page = browser.new_page(viewport={"width": width, "height": HEIGHT})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(report.as_uri() + address)
+    page.wait_for_function("document.body.getAttribute('data-js') === 'ready'", timeout=30_000)
+    assert not errors, errors
+    return page
+
+
+@pytest.mark.parametrize("width", [WIDTH, 800])
+def test_a_jump_to_discrepancies_shows_the_section_below_the_filter_bar(browser: Any, report: Path,
+                                                                          width: int) -> None:
+    page = open_page(browser, report, "#discrepancies", width)
+    try:
+        seen = page.evaluate("""() => {
+            const bar = document.getElementById('filters').getBoundingClientRect();
+            const heading = document.getElementById('discrepancies').getBoundingClientRect();
+            // What is drawn under points of the viewport below the bar: text-bearing elements.
+            const drawn = [];
+            for (let y = bar.bottom + 10; y < window.innerHeight; y += 60) {
+                for (let x = 40; x < window.innerWidth; x += 200) {
+                    const el = document.elementFromPoint(x, y);
+                    if (el && el !== document.body && el !== document.documentElement) { drawn.push(el.tagName); }
+                }
+            }
+            return {scrolled: window.scrollY, barBottom: bar.bottom, top: heading.top, bottom: heading.bottom,
+                    drawn: drawn.length, text: document.elementFromPoint(60, heading.top + heading.height / 2)?.id};
+        }""")
+    finally:
+        page.close()
+    assert seen["scrolled"] > 0, "the section starts below the first screen: the jump scrolled"
+    # The heading is whole, below the sticky bar and inside the window, not hidden under the bar.
+    assert seen["barBottom"] <= seen["top"] and seen["bottom"] <= HEIGHT, seen
+    assert seen["text"] == "discrepancies", seen
+    assert seen["drawn"] >= 10, seen
+
+
+@pytest.mark.parametrize("width", [WIDTH, 900])
+def test_the_page_never_scrolls_sideways(browser: Any, report: Path, width: int) -> None:
+    """At 1400 px everything fits, the matrices' columns included; in a narrower window a
+    table too wide scrolls inside its own box, never the page."""
+    page = open_page(browser, report, width=width)
+    try:
+        widths = page.evaluate("""() => ({page: document.documentElement.scrollWidth,
+            window: document.documentElement.clientWidth,
+            matrices: Array.from(document.querySelectorAll('table.matrix')).map(t => t.getBoundingClientRect().right),
+            boxes: Array.from(document.querySelectorAll('div.wide'))
+                .filter(w => w.scrollWidth > w.clientWidth).length})""")
+    finally:
+        page.close()
+    assert widths["page"] <= widths["window"], widths
+    # The matrices' cells wrap between verdicts, so that they fit without a scroll of their own.
+    assert widths["matrices"] and max(widths["matrices"]) <= widths["window"], widths
+    if width == WIDTH:
+        assert widths["boxes"] == 0, widths
+
+
+def test_no_table_stands_without_rows_under_a_crash_filter(browser: Any, report: Path) -> None:
+    page = open_page(browser, report, "#verdict=crash")
+    try:
+        empty = page.evaluate("""() => Array.from(document.querySelectorAll('table'))
+            .filter(t => t.getClientRects().length > 0)
+            .filter(t => !Array.from(t.querySelectorAll('tr')).some(row =>
+                row.parentElement.tagName !== 'THEAD' && row.getClientRects().length > 0 &&
+                Array.from(row.children).some(cell => cell.tagName === 'TD')))
+            .map(t => t.className + ' ' + (t.getAttribute('data-op') || '') + ' ' +
+                      t.rows[0].textContent.slice(0, 80))""")
+        crashes = page.locator("section.group:not([hidden])").count()
+        saying = page.locator("table.matrix tr.none-shown:not([hidden])").all_inner_texts()
+    finally:
+        page.close()
+    assert not empty, empty
+    assert crashes == 1, "the crash's own group stays"
+    # ArgMax and ArgMin had no crash: their matrices say so in a row.
+    assert saying == ["No argmax case under this filter.", "No argmin case under this filter."], saying
+
+
+def test_argmax_and_argmin_rows_name_their_directml_levels(browser: Any, report: Path) -> None:
+    page = open_page(browser, report)
+    try:
+        levels = page.evaluate("""() => Array.from(document.querySelectorAll('tr.mrow')).map(row =>
+            [row.getAttribute('data-op'), row.querySelector('td.case b').textContent,
+             row.querySelector('td.levels').textContent.trim()])""")
+    finally:
+        page.close()
+    ops = {op for op, _, _ in levels}
+    assert {"topk", "argmax", "argmin"} <= ops
+    assert all(text for _, _, text in levels), [row for row in levels if not row[2]]
+    shown = {case: text for op, case, text in levels if op != "topk"}
+    assert shown["dml-argmax-example-1"] == "ARGMAX 3.0+, REDUCE 3.0+", shown  # float32 [3, 3]
+    assert shown["dml-argmin-example-1"] == "ARGMIN 3.0+, REDUCE 3.0+", shown
+
+
+@pytest.mark.parametrize(("op", "dtype", "shape", "index_type", "levels"), [
+    ("argmax", "float32", [1, 1, 3, 4], None, "ARGMAX 3.0+, REDUCE 1.0+"),  # REDUCE has 4-D tables from 1.0
+    ("argmin", "int8", [1, 1, 3, 4], None, "ARGMIN 3.0+, REDUCE 2.1+"),
+    ("argmax", "int8", [3], None, "ARGMAX 3.0+, REDUCE 3.0+"),
+    ("argmax", "int64", [3], None, "ARGMAX 4.1+, REDUCE 4.1+"),
+    ("argmax", "float32", [1, 1, 3, 4], "int32", "ARGMAX 3.0+, REDUCE 3.0+"),  # REDUCE before 3.0: UINT32 only
+    ("argmax", "float64", [3], None, "none"),
+])
+def test_argmax_directml_levels_follow_the_documents_tables(op: str, dtype: str, shape: list[int],
+                                                             index_type: str | None, levels: str,
+                                                             tmp_path: Path) -> None:
+    data = np.arange(int(np.prod(shape))).reshape(shape).tolist()
+    text = (f"cases:\n  - id: levels\n    source: test\n    op: {op}\n    input:\n      dtype: {dtype}\n"
+            f"      shape: {shape}\n      data: {data}\n    axis: 0\n"
+            + (f"    index_type: {index_type}\n" if index_type else ""))
+    (tmp_path / "case.yaml").write_text(text, encoding="utf-8")
+    loaded = load_cases([tmp_path / "case.yaml"])
+    assert not loaded.errors, [str(e) for e in loaded.errors]
+    (case,) = loaded.cases
+    assert operator(op).report.levels(case) == levels
+
+
+def test_a_fuzz_cases_long_description_keeps_its_row_short(browser: Any, report: Path) -> None:
+    page = open_page(browser, report)
+    try:
+        rows = page.evaluate("""(ids) => Array.from(document.querySelectorAll('tr.mrow')).map(row => {
+            const clamp = row.querySelector('.clamp');
+            return {case: row.querySelector('td.case b').textContent, height: row.getBoundingClientRect().height,
+                    clamped: clamp ? clamp.scrollHeight > clamp.clientHeight + 1 : null,
+                    title: clamp ? clamp.getAttribute('title') : null,
+                    fuzz: ids.includes(row.querySelector('td.case b').textContent)};
+        })""", list(FUZZ_CASES))
+        fuzz = [row for row in rows if row["fuzz"]]
+        assert len(fuzz) == len(FUZZ_CASES), rows
+        others = [row["height"] for row in rows if not row["fuzz"]]
+        for row in fuzz:
+            # Its description is cut to two lines (the whole of it in the title), so the row
+            # is about as tall as the others (its id may take a line more); unfolded, it is not.
+            assert row["clamped"] and row["title"] and len(row["title"]) > 120, row
+            assert row["height"] <= 1.2 * max(others), (row, max(others))
+        # Focusing the description (a click) unfolds it.
+        clamp = page.locator("tr.mrow .clamp").first
+        before = clamp.bounding_box()["height"]
+        clamp.click()
+        assert clamp.bounding_box()["height"] > before * 1.4
+    finally:
+        page.close()
