@@ -28,10 +28,11 @@ import onnx
 
 from backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, WorkerLaunch
 from backends.compiled import Compiled
+from backends.install_hint import extra_hint
 
 PACKAGE = "tract"
 PINNED = "0.23.9"  # constraints.txt; the version tests/baselines/tract.yaml was recorded with
-INSTALL_HINT = f"install the [tract] extra (pip install -e '.[tract]' -c constraints.txt: tract=={PINNED})"
+INSTALL_HINT = extra_hint("tract", f"tract=={PINNED}")  # an editable install's command only in a checkout
 # Where tract's error text stops being its message: anyhow appends the backtrace it captured.
 BACKTRACE = "Stack backtrace:"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from backends.base import Availability, Backend
 from backends.registry import NAME_RULE, all_backends, by_name, valid_name
@@ -34,7 +36,7 @@ from conformance.findings.records import upstream_labels
 from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
 from conformance.junit import write_junit
 from conformance.ops.registry import OPERATORS
-from conformance.progress import RunProgress, cliff_lines, summary_table, timing_table
+from conformance.progress import RunProgress, cliff_lines, output_console, summary_table, timing_table
 from conformance.report.render import write_report
 from conformance.results.output import STREAM_NAME, FolderInUse, OutputFolder, StreamFailed
 from conformance.results.records import (
@@ -53,12 +55,14 @@ from conformance.running.suite import Executors, ordered, run_cases
 from conformance.running.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")
+# Why a default run leaves out a backend such as openvino-cpu-avx2 (environment.left_out).
+NAMED_ONLY = "run only when named (--backend NAME)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console(highlight=False)
+    console = output_console()
     if args.command == "report":
         return _report(args, console)
     if args.command == "merge":
@@ -76,16 +80,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return findings_cli.main(args, console)
     if args.shard_timings and not args.shard:
         parser.error("argument --shard-timings: only with --shard I/N (it balances the shards)")
+    everything = all_backends()
     if args.list_backends:
-        everything = all_backends()
-        probes = Executors.probe_once(everything, args.timeout)  # in workers: a hang or crash there is a reason
-        console.print(_backend_table(everything, probes))
-        return 0
+        return _list_backends(everything, args.timeout, console)
     try:
-        candidates = by_name(args.backend) if args.backend else [b for b in all_backends() if b.by_default]
+        candidates = by_name(args.backend) if args.backend else [b for b in everything if b.by_default]
     except KeyError as exc:
         parser.error(str(exc.args[0]))
-    return _run(args, candidates, console)
+    # Left out of a default run however they answer: said at its start, with the unavailable.
+    named_only = [] if args.backend else [b.name for b in everything if not b.by_default]
+    return _run(args, candidates, named_only, console)
+
+
+def _list_backends(everything: Sequence[Backend], timeout: float, console: Console) -> int:
+    """Every backend, each probe's answer on a line as it comes (they are asked at once, in
+    workers: a hang or crash there is a reason), then the table."""
+    console.print(f"asking {len(everything)} backends, each in a worker of its own (at most {timeout:g} s each): "
+                  + ", ".join(b.name for b in everything), markup=False)
+
+    def answered(name: str, probe: Probe, seconds: float) -> None:
+        status = probe.availability
+        said = "available" if status.available else f"not available: {_shortened(printable(status.reason))}"
+        console.print(f"  {name}: {said} ({seconds:.1f} s)", markup=False)
+
+    probes = Executors.probe_once(everything, timeout, answered)
+    console.print(_backend_table(everything, probes))
+    return 0
+
+
+def _shortened(text: str, limit: int = 160) -> str:
+    """A reason on one line of a run's start, less its asides in parentheses (its whole text
+    is in --list-backends and results.json)."""
+    flat = " ".join(re.sub(r" \([^()]*\)", "", text).split()) or " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1].rstrip() + "…"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -190,7 +217,7 @@ def _backend_table(backends: Sequence[Backend], probes: dict[str, Probe]) -> Tab
     for backend in backends:
         status = probes[backend.name].availability
         answer = ("yes" if backend.by_default else "yes, when named") if status.available else "no"
-        table.add_row(backend.name, answer, printable(status.reason))
+        table.add_row(backend.name, answer, Text(printable(status.reason)))  # Text: a `[tract]` is not markup
     return table
 
 
@@ -210,12 +237,12 @@ def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[st
     return candidates
 
 
-def _run(args: argparse.Namespace, candidates: list[Backend], console: Console) -> int:
+def _run(args: argparse.Namespace, candidates: list[Backend], named_only: list[str], console: Console) -> int:
     executors = Executors(not args.in_process, args.timeout, args.jobs, args.graph_reuse, args.pack)
     try:
         # The --out lock first: a second run on the same folder is refused before it does any work.
         with OutputFolder(args.out) as folder, interruptible():
-            return _run_with(args, candidates, executors, folder, console)
+            return _run_with(args, candidates, named_only, executors, folder, console)
     except Interrupted as stop:  # before the run started (loading cases, asking backends)
         print(f"topk-conformance: stopped by {stop.name} before any result", file=sys.stderr)
         return 128 + stop.signum
@@ -232,8 +259,8 @@ def _refused(line: str) -> int:
     return 2
 
 
-def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Executors, folder: OutputFolder,
-              console: Console) -> int:
+def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: list[str], executors: Executors,
+              folder: OutputFolder, console: Console) -> int:
     baseline = None
     if args.baseline:
         try:
@@ -273,12 +300,18 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         if not cases:
             print(f"topk-conformance: shard {shard_plan.index}/{shard_plan.count} has no case: there are only "
                   f"{len(shard_plan.assignment)} to share; its results.json says so, for merge", file=sys.stderr)
+    console.print(f"asking {len(candidates)} backends whether they can run here, each in a worker of its own "
+                  f"(at most {args.timeout:g} s each)", markup=False)
     probes = executors.probe(candidates)  # each in its worker, under --timeout
     backends = _usable(args, candidates, probes)
     if backends is None:
         return 2
     info = _backend_info(backends, probes)
-    console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}")
+    left_out = _left_out(candidates, probes, named_only)
+    line = _left_out_line(left_out)
+    if line:
+        console.print(line, markup=False)
+    console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}", markup=False)
     total = sum(len(variants_for(b, case, executors.takes(b))) for b in backends for case in cases)
     results: list[Result] = []
 
@@ -289,6 +322,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
 
     stopped: Interrupted | StreamFailed | None = None
     here = environment()
+    if left_out:
+        here["left_out"] = left_out
     if shard_plan is not None:
         # For merge: which shards of which split it has, and which backends ran in it.
         here["shard"] = shard_plan.record(backend.name for backend in backends)
@@ -314,22 +349,43 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], executors: Ex
         print(f"topk-conformance: stopped by {stopped.name} after {len(results)} results; "
               f"they are in {args.out / 'results.json'}", file=sys.stderr)
         return 128 + stopped.signum
-    console.print(summary_table(results))
-    console.print(timing_table(results))
+    # The verdicts last, so that they are what the screen shows when the run ends.
+    console.print(timing_table(results, info))
     for line in cliff_lines(results):
-        console.print(line)
-    console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}")
+        console.print(line, markup=False)
     if args.junitxml:
         try:
             write_junit(args.junitxml, results)
         except WriteError as exc:
             return _refused(f"{exc}; results.json and report.html are written")
+    console.print(f"wrote {args.out / 'results.json'} and {args.out / 'report.html'}", markup=False)
     if errors:
         console.print(f"[bold red]{len(errors)} case file error(s)[/]: listed above and in the report")
+    console.print(summary_table(results))
     if baseline is None:
         return 0
     elsewhere = shard_plan.elsewhere() if shard_plan else set()
     return _gate(compare(results, baseline, elsewhere, upstream_labels()), args.strict_baseline, args.baseline)
+
+
+def _left_out(candidates: list[Backend], probes: dict[str, Probe], named_only: list[str]) -> list[dict[str, str]]:
+    """The backends this run does not run, and why: those that cannot run here (with
+    --allow-unavailable their graphs are skips), and those a default run leaves to be named."""
+    left = [{"backend": b.name, "reason": printable(probes[b.name].availability.reason)}
+            for b in candidates if not probes[b.name].availability.available]
+    return left + [{"backend": name, "reason": NAMED_ONLY} for name in named_only]
+
+
+def _left_out_line(left_out: list[dict[str, str]]) -> str:
+    """One line naming each backend left out, with its reason shortened ("" when none is)."""
+    unavailable = [entry for entry in left_out if entry["reason"] != NAMED_ONLY]
+    named_only = [entry["backend"] for entry in left_out if entry not in unavailable]
+    parts = [f"{entry['backend']} ({_shortened(entry['reason'], 120)})" for entry in unavailable]
+    if named_only:
+        parts.append(f"{', '.join(named_only)} (run only when named)")
+    if not parts:
+        return ""
+    return f"left out: {'; '.join(parts)}. The reasons in full: run --list-backends, or environment.left_out"
 
 
 def _kept(folder: OutputFolder) -> str:
@@ -357,12 +413,17 @@ def _setup_isa_limits(console: Console) -> int:
     from backends.setup_steps import install_packages
 
     if not _set_up(console, "isa-limits", lambda: install_packages(
-            console.print, DEBIAN_PACKAGES, "the instruction-set limited backends")):
+            _say(console), DEBIAN_PACKAGES, "the instruction-set limited backends")):
         return 1
     limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
     probes = Executors.probe_once(limited, timeout=120)
     console.print(_backend_table(limited, probes))
     return _setup_result(console, "isa-limits", {name: probe.availability for name, probe in probes.items()})
+
+
+def _say(console: Console) -> Callable[[str], None]:
+    """A setup's messages, printed as they are: a path or a hint with brackets is not markup."""
+    return lambda text: console.print(text, markup=False)
 
 
 def _setup_result(console: Console, component: str, availability: dict[str, Availability]) -> int:
@@ -387,7 +448,8 @@ def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool
         return False
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        console.print(f"[bold red]setup {component} stopped[/]: cannot write {escape(where)}{exc.strerror or exc} "
+        why = escape(f"{where}{exc.strerror or exc}")
+        console.print(f"[bold red]setup {component} stopped[/]: cannot write {why} "
                       "(set TOPK_CONFORMANCE_CACHE to a folder you can write)")
         return False
     return True
@@ -397,7 +459,7 @@ def _setup_web(console: Console) -> int:
     from backends.web.environment import default_setup
     from backends.web.provision import provision
 
-    if not _set_up(console, "web", lambda: provision(default_setup(), say=console.print)):
+    if not _set_up(console, "web", lambda: provision(default_setup(), say=_say(console))):
         return 1
     # Each backend starts its Node or its Chromium page (and asks for an adapter) in a worker.
     web = by_name(["ort-web-wasm", "ort-web-webgpu"])
@@ -411,7 +473,7 @@ def _setup(console: Console) -> int:
     from backends.wine.provision import provision
 
     setup = default_setup()
-    if not _set_up(console, "directml", lambda: provision(setup, say=console.print)):
+    if not _set_up(console, "directml", lambda: provision(setup, say=_say(console))):
         return 1
     # The backends prove the bridge on known inputs before they call themselves available.
     wine_backends = by_name(["ort-dml-wine", "directml-wine"])
@@ -468,7 +530,7 @@ def _report(args: argparse.Namespace, console: Console) -> int:
     except WriteError as exc:
         return _refused(f"{exc}; " + (f"{written[0]} is written" if written else "nothing was written"))
     console.print(summary_table(data.results))
-    console.print(f"rendered {len(args.results)} results file(s) into {html}")
+    console.print(f"rendered {len(args.results)} results file(s) into {html}", markup=False)
     return status
 
 
@@ -480,7 +542,8 @@ def _merge(args: argparse.Namespace, console: Console) -> int:
         write_results(args.output, data)
     except WriteError as exc:
         return _refused(f"{exc}; nothing was written")
-    console.print(f"merged {len(args.results)} results files ({len(data.results)} results) into {args.output}")
+    console.print(f"merged {len(args.results)} results files ({len(data.results)} results) into {args.output}",
+                  markup=False)
     return status
 
 
@@ -563,5 +626,5 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
     except WriteError as exc:
         return _refused(f"{exc}; {'the existing baseline is unchanged' if previous else 'nothing was written'}")
     console.print(f"wrote {len(baseline.entries)} known discrepancies of {', '.join(baseline.backends)} "
-                  f"to {args.output}")
+                  f"to {args.output}", markup=False)
     return 0

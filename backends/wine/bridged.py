@@ -1,6 +1,6 @@
 """What the two Wine backends share: a bridge kept for the worker's life, and a
 known-answer proof before any result. Under Wine a broken translation layer returns
-success and untouched outputs (shared/notes/directml-on-wine.md), so a bridge that does
+success and untouched outputs (docs/semantics.md, DirectML under Wine), so a bridge that does
 not reproduce the DirectML answer on inputs with ties never produces a result row."""
 
 from __future__ import annotations
@@ -13,6 +13,12 @@ from backends.base import EVERY_OPERATOR, Availability, Backend, BackendCrash, E
 from backends.wine.bridge import Bridge, BridgeRefused
 from backends.wine.environment import WineSetup, default_setup, translation_layer
 from conformance.ops.registry import OPERATORS
+
+# Why its results carry no compile and execution times (the summary's time table says it):
+# bridge.exe opens (or reuses) the session and runs it within one request, and says nothing of
+# either part; timing the request whole would pass Wine's and the pipe's time off as DirectML's.
+UNTIMED = ("compilation and execution are one request to bridge.exe under Wine, which does not time "
+           "them apart (`total` holds both)")
 
 
 class ProofFailed(RuntimeError):
@@ -59,7 +65,7 @@ class BridgedBackend(Backend):
         return self._status
 
     def describe(self) -> dict[str, str]:
-        return {**self._info, **translation_layer()}
+        return {**self._info, **translation_layer(), "timing": UNTIMED}
 
     def bridge(self) -> Bridge:
         """The proven bridge of this process, started (and proven) on first use or after

@@ -26,7 +26,7 @@ LAVAPIPE_ICD = Path("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json")
 
 # Wine 8.0's vkd3d 1.6 rejects every descriptor table on a Vulkan driver without
 # VK_EXT_descriptor_indexing (lavapipe in Mesa 22.3), while every call reports success:
-# outputs come back untouched. The patch (shared/notes/directml-on-wine.md) removes that
+# outputs come back untouched. The patch (docs/semantics.md, DirectML under Wine) removes that
 # one check in a copy of the DLL; it is applied only to the build it was verified on.
 STOCK_WINED3D = Path("/usr/lib/x86_64-linux-gnu/wine/x86_64-windows/wined3d.dll")
 WINED3D_STOCK_SHA256 = "2355630ef8ad3900504e17f8f569171fcc4c2978da4e147d2e678584f6f5058d"

@@ -1,4 +1,5 @@
-"""A run's output folder: one run at a time (a lock, taken before the run does any work),
+"""A run's output folder: one run at a time (a lock, taken before the run does any work, its
+file removed as the run leaves the folder),
 results streamed to disk as they arrive (`results.jsonl`, one JSON object a line, flushed),
 and the final `results.json` and `report.html` written atomically (conformance/core/atomic_files.py),
 so that a kill at any moment leaves every finished result readable and never half a file.
@@ -48,6 +49,9 @@ class OutputFolder:
         self.streamed = 0  # results on whole lines in the stream
 
     def __enter__(self) -> OutputFolder:
+        return self._enter(retries=3)
+
+    def _enter(self, retries: int) -> OutputFolder:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
@@ -69,6 +73,13 @@ class OutputFolder:
             raise FolderInUse(
                 f"{self.folder} is in use by another run (pid {holder}); give this run its own --out"
             ) from None
+        if not _still_there(lock, lock_path):
+            # A run that finished removed the file between our open and our lock: the lock we
+            # hold is on a file no other run will open. Take the one at the path now.
+            os.close(lock)
+            if retries:
+                return self._enter(retries - 1)
+            raise FolderInUse(f"{self.folder}: its lock file keeps being replaced; give this run its own --out")
         try:
             os.ftruncate(lock, 0)
             os.pwrite(lock, str(os.getpid()).encode(), 0)
@@ -114,4 +125,19 @@ class OutputFolder:
         if self._stream is not None:
             os.close(self._stream)
         if self._lock is not None:
+            # Removed while still held, so that a finished run leaves no trace of its lock in
+            # the folder; a run that opened it meanwhile sees it gone (_still_there) and retries.
+            with contextlib.suppress(OSError):
+                if _still_there(self._lock, self.folder / LOCK_NAME):
+                    (self.folder / LOCK_NAME).unlink()
             os.close(self._lock)  # releases the lock
+            self._lock = None
+
+
+def _still_there(lock: int, path: Path) -> bool:
+    """Whether the open lock file is still the file at its path (not removed, not replaced)."""
+    try:
+        held, there = os.fstat(lock), os.lstat(path)
+    except OSError:
+        return False
+    return (held.st_dev, held.st_ino) == (there.st_dev, there.st_ino)

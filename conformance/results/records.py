@@ -198,8 +198,31 @@ def merge(files: list[ResultsFile], prefer_later: bool = False) -> Merged:
         errors += [e for e in results_file.case_errors if e not in errors]
     # Per source: its environment, and the tier each of its backends ran under (the merged
     # `backends` keeps one description per name).
-    environments = {"merged": [{**f.environment, **_backend_tiers(f)} for f in files]}
+    environments: dict[str, Any] = {"merged": [{**f.environment, **_backend_tiers(f)} for f in files]}
+    left_out = _left_out_everywhere(files, backends)
+    if left_out:
+        environments["left_out"] = left_out
     return Merged(ResultsFile(environments, backends, errors, list(merged.values())), conflicts)
+
+
+def _left_out_everywhere(files: list[ResultsFile], backends: dict[str, dict[str, Any]]) -> list[dict[str, str]]:
+    """The backends the merged files left out (environment.left_out: `run` says which it did
+    not run, and why) that none of them ran, each with the first file's reason (each file's
+    own list stays in its `merged` environment)."""
+    ran = {name for name, info in backends.items() if isinstance(info, dict) and info.get("available")}
+    found: dict[str, str] = {}
+    for results_file in files:
+        for environment in (results_file.environment, *_merged_environments(results_file.environment)):
+            entries = environment.get("left_out")
+            for entry in entries if isinstance(entries, list) else []:
+                if isinstance(entry, dict) and entry.get("backend") not in ran:
+                    found.setdefault(str(entry.get("backend")), str(entry.get("reason", "")))
+    return [{"backend": name, "reason": reason} for name, reason in found.items()]
+
+
+def _merged_environments(environment: dict[str, Any]) -> list[dict[str, Any]]:
+    merged = environment.get("merged")
+    return [item for item in merged if isinstance(item, dict)] if isinstance(merged, list) else []
 
 
 def _backend_tiers(results_file: ResultsFile) -> dict[str, str]:

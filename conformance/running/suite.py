@@ -24,6 +24,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
@@ -38,6 +39,8 @@ Executor = Callable[[Case, Variant], Result]
 # Graphs run as one model: each one's final result, or None (to run alone); None for all
 # where the pack could not run (Worker.execute_pack).
 PackExecutor = Callable[[list[tuple[Case, Variant]]], "list[Result | None] | None"]
+# Told of each backend's probe as it answers: its name, the answer, seconds since asking began.
+Answered = Callable[[str, Probe, float], None]
 
 
 def unavailable(case: Case, backend: Backend, probe: Probe) -> Iterator[Result]:
@@ -102,26 +105,45 @@ class Executors:
         return self._first_worker(backend).execute_pack
 
     @staticmethod
-    def probe_once(backends: Sequence[Backend], timeout: float) -> dict[str, Probe]:
+    def probe_once(backends: Sequence[Backend], timeout: float, answered: Answered | None = None) -> dict[str, Probe]:
         """Each backend's availability and description, asked in its own worker (as it will
         start for runs: held to its limit, emulated), the workers stopped after."""
         executors = Executors(timeout=timeout)
         try:
-            return executors.probe(backends)
+            return executors.probe(backends, answered)
         finally:
             executors.close()
 
-    def probe(self, backends: Sequence[Backend]) -> dict[str, Probe]:
+    def probe(self, backends: Sequence[Backend], answered: Answered | None = None) -> dict[str, Probe]:
         """Each backend's availability and description, asked in its worker (all at once,
-        each under the time limit) or, in-process, here."""
+        each under the time limit) or, in-process, here; `answered` is told of each answer
+        as it comes (name, probe, seconds since the first worker was started)."""
+        began = time.monotonic()
         if not self.isolate:
-            answers = {backend.name: probe_here(backend) for backend in backends}
+            answers = {}
+            for backend in backends:
+                answers[backend.name] = probe_here(backend)
+                if answered is not None:
+                    answered(backend.name, answers[backend.name], time.monotonic() - began)
             self.probes.update(answers)
             return answers
         workers = [self._first_worker(b) for b in backends]
         for worker in workers:
-            worker.spawn()  # all start at once; each is then waited for, under its time limit
-        probes = [worker.probe() for worker in workers]
+            worker.spawn()  # all start at once (from this thread: a worker dies with the thread that started it)
+        # Waited for together, each under its time limit: a slow one does not hold back the word on the others.
+        waiting = ThreadPoolExecutor(max_workers=max(1, len(workers)))
+        try:
+            pending = {waiting.submit(worker.probe): at for at, worker in enumerate(workers)}
+            by_position: dict[int, Probe] = {}
+            for future in as_completed(pending):
+                at = pending[future]
+                by_position[at] = future.result()
+                if answered is not None:
+                    answered(workers[at].backend.name, by_position[at], time.monotonic() - began)
+        finally:
+            # Not waited for on a signal: stopping the workers (close()) ends the waits left.
+            waiting.shutdown(wait=False, cancel_futures=True)
+        probes = [by_position[at] for at in range(len(workers))]
         for worker, probe in zip(workers, probes, strict=True):
             if not probe.availability.available:
                 worker.stop()  # nothing will run there

@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import multiprocessing.spawn
 import os
+import pickle
 import shlex
 import shutil
 import signal
@@ -200,6 +201,33 @@ def _stderr_file(backend: str) -> str:
     return path
 
 
+@contextlib.contextmanager
+def _stderr_into(path: str) -> Iterator[None]:
+    """This process's stderr pointed at `path` while a worker starts, so that the worker has
+    it from its first instruction: what its start-up prints before _serve redirects both
+    (a module that fails to import) is the worker's too. Main thread only, as every spawn;
+    stdout stays (a live progress bar may draw meanwhile)."""
+    if not path:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        file = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    try:
+        os.dup2(file, 2)
+        os.close(file)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
@@ -238,13 +266,24 @@ def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
     return launch
 
 
-def _serve(connection: Connection, backend: Backend, graph_reuse: bool = True, said: str = "") -> None:
+def _serve(connection: Connection, pickled: bytes, graph_reuse: bool = True, said: str = "") -> None:
     die_with_parent()  # no orphan after a SIGKILL of the main process
     if said:
-        # What the runtime prints (a Rust panic, a native abort's message) goes to a file the
-        # main process reads into the crash result it causes, not onto the user's terminal.
+        # What the runtime prints (a Rust panic, a native abort's message, a native log on
+        # stdout) goes to a file the main process reads into the crash result it causes, not
+        # onto the user's terminal or into the run's own output.
         with contextlib.suppress(OSError):
-            os.dup2(os.open(said, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC), 2)
+            sys.stdout.flush()
+            file = os.open(said, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+            os.dup2(file, 1)
+            os.dup2(file, 2)
+            os.close(file)
+    try:
+        # Unpickled only now, so that what importing its runtime prints goes where the above says.
+        backend: Backend = pickle.loads(pickled)
+    except Exception as exc:
+        connection.send(f"its backend could not be unpickled in the worker: {exception_text(exc)}")
+        return
     # Ctrl-C reaches the whole process group: the main process stops the workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     graphs = GraphCache(reuse=graph_reuse)
@@ -527,12 +566,17 @@ class Worker:
             self.emulated = " ".join(launch.emulator) if launch is not None else ""
             if not self.said:
                 self.said = _stderr_file(self.backend.name)
+            try:
+                pickled = pickle.dumps(self.backend)  # here: a backend that cannot be sent fails its start
+            except Exception as exc:
+                self.start_failure = f"its worker could not be started: {exception_text(exc)}"
+                return
             parent, child = _CONTEXT.Pipe()
-            self._process = _CONTEXT.Process(target=_serve, args=(child, self.backend, self.graph_reuse, self.said),
+            self._process = _CONTEXT.Process(target=_serve, args=(child, pickled, self.graph_reuse, self.said),
                                              daemon=True)
             try:
-                with _launching(launch):
-                    self._process.start()  # pickles the backend, here
+                with _launching(launch), _stderr_into(self.said):
+                    self._process.start()
             except Exception as exc:
                 parent.close()
                 self._process = None
@@ -572,7 +616,7 @@ class Worker:
                 failure = answer if isinstance(answer, str) else "its worker sent no ready signal"
         except (EOFError, OSError):
             self._process.join(5)
-            failure = f"its worker died while starting ({_signal_name(self._process.exitcode)})"
+            failure = f"its worker died while starting ({_signal_name(self._process.exitcode)}){self.printed()}"
         if failure:
             parent.close()
             self.fail_start(failure)
