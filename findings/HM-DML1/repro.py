@@ -17,7 +17,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 

@@ -26,7 +26,7 @@ try:
     import numpy as np
     import onnx
     import tract
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import TensorProto, helper
 except Exception as error:  # a module missing, or a build that cannot load here
     finish(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})", 2)
 
