@@ -101,3 +101,12 @@ def require_available(backend: B) -> B:
             pytest.fail(f"{backend.name} is not available in CI: {status.reason}")
         pytest.skip(f"{backend.name} is not available: {status.reason}")
     return backend
+
+
+def ordinary_variants(backend: Backend, op: str = "topk") -> list[Any]:
+    """The variants a case without `attributes: minimal` runs on the backend: every variant it
+    takes less the minimal ONNX twins, which run on minimal cases only."""
+    from conformance.operator.attributes import is_minimal_graph
+    from conformance.running.runner import variants_for
+
+    return [v for v in variants_for(backend, op=op) if not is_minimal_graph(v.graph)]

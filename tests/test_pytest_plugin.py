@@ -11,11 +11,10 @@ from collections.abc import Sequence
 
 import onnxruntime
 import pytest
-from harness import DOCUMENTED, REPO, baseline
+from harness import DOCUMENTED, REPO, baseline, ordinary_variants
 
 from backends.registry import by_name
 from conformance.cases.loader import load_cases
-from conformance.running.runner import variants_for
 
 FILES = ("directml-top-k1.yaml", "openvino-topk11.yaml")
 ARGMAX_DOCUMENTED = REPO / "cases" / "argmax" / "documented"
@@ -51,7 +50,7 @@ def shipped_cases() -> list[object]:
 
 
 def variant_labels(names: Sequence[str]) -> set[str]:
-    return {f"topk-{b.name}-{v.label}" for b in by_name(list(names)) for v in variants_for(b, op="topk")}
+    return {f"topk-{b.name}-{v.label}" for b in by_name(list(names)) for v in ordinary_variants(b)}
 
 
 def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino-cpu")) -> set[str]:
@@ -66,7 +65,7 @@ def recorded_failures(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino
 
 def skipped_variants(case_id: str, names: Sequence[str] = ("ort-cpu", "openvino-cpu")) -> int:
     case = next(c for c in load_cases([DOCUMENTED]).cases if c.id == case_id)
-    return sum(1 for b in by_name(list(names)) for v in variants_for(b, op="topk") if v.cannot_express(case))
+    return sum(1 for b in by_name(list(names)) for v in ordinary_variants(b) if v.cannot_express(case))
 
 
 def test_ids_are_readable_and_cover_every_variant(project: pytest.Pytester) -> None:
@@ -162,7 +161,7 @@ def test_unavailable_backend_is_a_usage_error(project: pytest.Pytester) -> None:
 def test_unavailable_backend_skips_with_its_reason_when_allowed(project: pytest.Pytester) -> None:
     result = run(project, "--backend", "ort-cuda", "--allow-unavailable", "-rs")
     (cuda,) = by_name(["ort-cuda"])
-    total = len(shipped_cases()) * len(variants_for(cuda, op="topk"))
+    total = len(shipped_cases()) * len(ordinary_variants(cuda))
     result.assert_outcomes(skipped=total)
     stdout = result.stdout.str()
     assert "ort-cuda is not available" in stdout and "onnxruntime-gpu" in stdout

@@ -25,6 +25,7 @@ from fault_backends import TRIGGER_CASE, AbortingBackend
 from harness import REPO
 
 from backends.registry import by_name
+from backends.web.browser_host import shared_playwright
 from conformance.cases.loader import load_cases
 from conformance.ops.registry import operator
 from conformance.report.render import write_report
@@ -45,10 +46,12 @@ WIDTH, HEIGHT = 1400, 900
 def _playwright() -> Any:
     """Playwright's sync API, or a skip (a failure under CI, where it must be present)."""
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401 - only whether it is installed
     except ImportError:
         _missing("Playwright for Python is needed (pip install -e '.[web]')")
-    return sync_playwright
+    # The process's one Playwright: the web backends, run in this test process by other tests,
+    # may have started it already, and a second sync instance refuses to start beside it.
+    return shared_playwright()
 
 
 def _chromium() -> str:
@@ -84,12 +87,12 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     executable = _chromium()
-    with _playwright()() as playwright:
-        launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield launched
-        finally:
-            launched.close()
+    playwright = _playwright()
+    launched = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+    try:
+        yield launched
+    finally:
+        launched.close()
 
 
 def open_page(browser: Any, report: Path, address: str = "", width: int = WIDTH) -> Any:

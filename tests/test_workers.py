@@ -18,12 +18,11 @@ from fault_backends import (
     RaisingBackend,
     SegfaultingAvailabilityBackend,
 )
-from harness import documented
+from harness import documented, ordinary_variants
 
 from backends.base import Backend
 from backends.onnx_reference import OnnxReference
 from conformance.results.records import Result
-from conformance.running.runner import variants_for
 from conformance.running.suite import Executors, run_cases
 from conformance.running.workers import Worker
 
@@ -45,7 +44,7 @@ def split_at_trigger(results: list[Result]) -> tuple[list[Result], Result, list[
 
 
 def check_crash_then_recovery(backend: Backend, results: list[Result], seen: list[Result]) -> Result:
-    per_case = len(variants_for(backend, op="topk"))
+    per_case = len(ordinary_variants(backend))
     assert len(results) == len(CASES) * per_case
     assert seen == results, "every result reaches on_result, in order"
     assert Counter(r.verdict for r in results) == {"pass": len(results) - 1, "crash": 1}
@@ -115,7 +114,7 @@ def test_python_exception_is_an_error_and_keeps_the_worker() -> None:
 def test_stopped_worker_restarts_on_the_next_request() -> None:
     backend = RaisingBackend()
     worker = Worker(backend, timeout=60)
-    variant = variants_for(backend, op="topk")[0]
+    variant = ordinary_variants(backend)[0]
     try:
         first = worker.execute(CASES[1], variant)
         worker.stop()

@@ -73,8 +73,10 @@ def _handler(dist: Path) -> type[http.server.BaseHTTPRequestHandler]:
 _PLAYWRIGHT: list[Any] = []  # Playwright's sync API runs one instance per thread: the hosts share it
 
 
-def _playwright() -> Any:
-    """This process's Playwright, started on first use; its driver ends with the process."""
+def shared_playwright() -> Any:
+    """This process's Playwright, started on first use; its driver ends with the process. One
+    per process: a second sync instance in the same thread refuses to start (its event loop is
+    this one's), so anything else in the process that drives a browser takes this one too."""
     if not _PLAYWRIGHT:
         from playwright.sync_api import sync_playwright
 
@@ -114,7 +116,7 @@ class BrowserHost:
             self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(self.setup.dist))
             threading.Thread(target=self._server.serve_forever, daemon=True).start()
             debugging = self._launch(executable)
-            self._browser = _playwright().chromium.connect_over_cdp(debugging, timeout=START_SECONDS * 1000)
+            self._browser = shared_playwright().chromium.connect_over_cdp(debugging, timeout=START_SECONDS * 1000)
             browser = self._browser
             self.browser_version = str(browser.version)
             self._page = browser.contexts[0].new_page()
