@@ -34,6 +34,20 @@ class CaseFieldError(Exception):
         self.message = message
 
 
+def checked_axes(written: object, axes: tuple[int, ...], rank: int, expect_error: bool) -> list[int]:
+    """The case's axes folded into 0..rank-1, each named once. An axis out of range is a
+    CaseFieldError naming `axis` (or `axis[i]` in a list), except in a case that expects an
+    error, where it is left out (never folded onto a valid axis)."""
+    for position, axis in enumerate(axes):
+        where = f"axis[{position}]" if isinstance(written, list) else "axis"
+        if not -rank <= axis < rank and not expect_error:
+            raise CaseFieldError(where, f"{axis} is out of range for rank {rank} (valid: {-rank}..{rank - 1})")
+    valid = [axis % rank for axis in axes if -rank <= axis < rank]
+    if len(set(valid)) != len(valid):
+        raise CaseFieldError("axis", f"{list(axes)} names one axis twice")
+    return valid
+
+
 @dataclass(frozen=True)
 class CaseSource:
     """One case of a case file as the loader hands it to the operator: the raw mapping,

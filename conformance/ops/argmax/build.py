@@ -4,7 +4,6 @@ inference), or DirectML's DML_OPERATOR_ARGMAX / ARGMIN / REDUCE as a generic des
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import onnx
@@ -12,9 +11,8 @@ from onnx import TensorProto, helper
 
 from conformance.core.dtypes import element_type
 from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
-from conformance.graphs.errors import CheckerRejected
 from conformance.operator.attributes import onnx_attributes
-from conformance.operator.graph import Graph
+from conformance.operator.graph import Graph, checked_onnx_graph
 from conformance.operator.onnx_model import onnx_model
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.variants import NAMES, OWN, Variant, directml_index_type
@@ -30,14 +28,8 @@ DML_AXIS_DIRECTION_INCREASING, DML_AXIS_DIRECTION_DECREASING = 0, 1
 
 def build(case: Case, variant: Variant) -> Graph:
     if variant.kind == "onnx":
-        try:
-            return Graph(variant, build_onnx(case, variant), {X: case.x}, outputs=OUTPUTS)
-        except CheckerRejected as rejected:
-            if not case.expect_error:
-                raise
-            # The runtime gets the graph the checker rejected, and the checker's word is kept.
-            graph = Graph(variant, build_onnx(case, variant, check=False), {X: case.x}, outputs=OUTPUTS)
-            return dataclasses.replace(graph, checker=f"rejected: {rejected.reason}")
+        return checked_onnx_graph(variant, lambda check: build_onnx(case, variant, check=check), {X: case.x},
+                                  OUTPUTS, case.expect_error)
     return Graph(variant, build_directml(case, variant), {X: case.x}, outputs=OUTPUTS)
 
 

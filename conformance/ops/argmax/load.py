@@ -11,7 +11,7 @@ import numpy as np
 
 from conformance.core.dtypes import INDEX_DTYPES
 from conformance.operator.outcome import Outputs
-from conformance.operator.record import CaseFieldError, CaseSource
+from conformance.operator.record import CaseFieldError, CaseSource, checked_axes
 from conformance.ops.argmax import profiles
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.judge import judge
@@ -45,15 +45,7 @@ def _load(op: str, source: CaseSource) -> Case:
     raw, shape = source.raw, source.shape
     written = raw.get("axis")
     axes = tuple(written) if isinstance(written, list) else (DEFAULT_AXIS if written is None else written,)
-    for position, axis in enumerate(axes):
-        where = f"axis[{position}]" if isinstance(written, list) else "axis"
-        if not -len(shape) <= axis < len(shape) and not source.expect_error:
-            raise CaseFieldError(where, f"{axis} is out of range for rank {len(shape)} "
-                                 f"(valid: {-len(shape)}..{len(shape) - 1})")
-    # Out-of-range axes (in a case expecting an error) are not folded onto valid ones.
-    valid = [axis % len(shape) for axis in axes if -len(shape) <= axis < len(shape)]
-    if len(set(valid)) != len(valid):
-        raise CaseFieldError("axis", f"{list(axes)} names one axis twice")
+    checked_axes(written, axes, len(shape), source.expect_error)
     x = source.make_input(axes[0] % len(shape))
     case = Case(
         id=source.id, source=source.source, file=source.file, x=x, axes=axes, op=op,

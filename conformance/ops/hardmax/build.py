@@ -13,7 +13,6 @@ OPERATOR_DESC adds { UINT AxisCount; const UINT* Axes; }."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import onnx
@@ -21,9 +20,9 @@ from onnx import helper
 
 from conformance.core.dtypes import element_type, name_of
 from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UIntArray
-from conformance.graphs.errors import CheckerRejected, GraphBuildError
+from conformance.graphs.errors import GraphBuildError
 from conformance.operator.attributes import onnx_attributes
-from conformance.operator.graph import Graph
+from conformance.operator.graph import Graph, checked_onnx_graph
 from conformance.operator.onnx_model import onnx_model
 from conformance.ops.hardmax.case import Case
 from conformance.ops.hardmax.variants import HARDMAX, NAME, Variant
@@ -36,14 +35,8 @@ DML_OPERATOR_ACTIVATION_HARDMAX1 = 160
 
 def build(case: Case, variant: Variant) -> Graph:
     if variant.kind == "onnx":
-        try:
-            return Graph(variant, build_onnx(case, variant), {X: case.x}, outputs=OUTPUTS)
-        except CheckerRejected as rejected:
-            if not case.expect_error:
-                raise
-            # The runtime gets the graph the checker rejected, and the checker's word is kept.
-            graph = Graph(variant, build_onnx(case, variant, check=False), {X: case.x}, outputs=OUTPUTS)
-            return dataclasses.replace(graph, checker=f"rejected: {rejected.reason}")
+        return checked_onnx_graph(variant, lambda check: build_onnx(case, variant, check=check), {X: case.x},
+                                  OUTPUTS, case.expect_error)
     return Graph(variant, build_directml(case, variant), {X: case.x}, outputs=OUTPUTS)
 
 

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from conformance.operator.outcome import Outputs
-from conformance.operator.record import CaseFieldError, CaseSource
+from conformance.operator.record import CaseFieldError, CaseSource, checked_axes
 from conformance.ops.hardmax import profiles
 from conformance.ops.hardmax.case import Case, nan_rows
 from conformance.ops.hardmax.judge import judge
@@ -31,14 +31,7 @@ def load_case(source: CaseSource) -> Case:
     raw, shape = source.raw, source.shape
     written = raw.get("axis")
     axes = tuple(written) if isinstance(written, list) else (() if written is None else (written,))
-    for position, axis in enumerate(axes):
-        where = f"axis[{position}]" if isinstance(written, list) else "axis"
-        if not -len(shape) <= axis < len(shape) and not source.expect_error:
-            raise CaseFieldError(where, f"{axis} is out of range for rank {len(shape)} "
-                                 f"(valid: {-len(shape)}..{len(shape) - 1})")
-    valid = [axis % len(shape) for axis in axes if -len(shape) <= axis < len(shape)]
-    if len(set(valid)) != len(valid):
-        raise CaseFieldError("axis", f"{list(axes)} names one axis twice")
+    valid = checked_axes(written, axes, len(shape), source.expect_error)
     x = source.make_input(valid[0] if valid else len(shape) - 1)
     case = Case(
         id=source.id, source=source.source, file=source.file, x=x, axis_written=written, tags=source.tags,

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
-from conformance.graphs.errors import CheckerRejected
-from conformance.operator.graph import Graph
+from conformance.operator.graph import Graph, checked_onnx_graph
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.directml import build_directml, directml_feeds
 from conformance.ops.topk.onnx import build_onnx, onnx_feeds
@@ -28,13 +25,5 @@ def build(case: Case, variant: Variant) -> Graph:
 
 
 def _build_onnx(case: Case, variant: Variant) -> Graph:
-    try:
-        return Graph(variant, build_onnx(case, variant), onnx_feeds(case, variant), outputs=OUTPUTS)
-    except CheckerRejected as rejected:
-        if not case.expect_error:
-            raise
-        # The case wants the runtime's own refusal: the runtime gets the graph regardless,
-        # and the checker's word is kept beside the runtime's verdict.
-        model = build_onnx(case, variant, check=False)
-        return dataclasses.replace(Graph(variant, model, onnx_feeds(case, variant), outputs=OUTPUTS),
-                                   checker=f"rejected: {rejected.reason}")
+    return checked_onnx_graph(variant, lambda check: build_onnx(case, variant, check=check),
+                              onnx_feeds(case, variant), OUTPUTS, case.expect_error)
