@@ -253,6 +253,12 @@ PLACED_ON = {"ort-web-webgpu": "All nodes placed on [WebGpuExecutionProvider]"}
 # The adapter ort-web-webgpu's baseline was recorded on: its answers depend on it (float16
 # needs shader-f16, subnormals may be flushed), so another adapter's differences are not news.
 RECORDED_ADAPTER = {"ort-web-webgpu": "swiftshader"}
+# The emulated AVX2 gate runs its graphs in packs of 64 (`run --pack`, the vendors' fast gate):
+# the baseline's discrepancies run alone from the start and every graph that does not pass in
+# a pack runs again alone, so the results are those of a run alone (tests/test_packs.py holds
+# that on openvino-cpu, whose own gate below stays unpacked). Measured 2026-11-26 on the whole
+# corpus (9,987 results): 228 s packed against 372 s alone, the same 9,987 results.
+PACKED = {"openvino-cpu-avx2": "64"}
 
 
 @pytest.mark.parametrize("backend", GATED)
@@ -261,8 +267,9 @@ def test_the_whole_corpus_holds_the_committed_baseline(backend: str, tmp_path: P
     a run of the whole corpus holds the gate, strictly (nothing new, nothing worse, nothing
     recorded that has gone)."""
     path = BASELINES / f"{backend}.yaml"
+    packs = ("--pack", PACKED[backend]) if backend in PACKED else ()
     completed = run_cli("run", "--backend", backend, "--out", tmp_path, "--baseline", path,
-                        "--strict-baseline", timeout=1800)
+                        "--strict-baseline", *packs, timeout=1800)
     described = json.loads((tmp_path / "results.json").read_text())["backends"].get(backend, {}) \
         if (tmp_path / "results.json").exists() else {}
     adapter = described.get("adapter_architecture")
