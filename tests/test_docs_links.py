@@ -5,13 +5,14 @@ it. A clone or an installed wheel has only what is in the repository."""
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness import REPO
+from harness import REPO, run_cli
 
 PAGES = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
 # Everything a user or a tool reads that could name the contract: the pages, the code's
@@ -155,3 +156,18 @@ def test_the_checker_finds_what_it_is_for(tmp_path: Path) -> None:
     assert len(found) == 3, found
     assert "no heading makes #no-such-heading" in found[0]
     assert "leaves the repository" in found[1] and "does not exist" in found[2]
+
+
+def test_the_contracts_example_case_file_loads_and_passes_as_written(tmp_path: Path) -> None:
+    """The case file docs/contract.md prints is a case file: it loads without an error and its
+    expected outputs are the reference evaluator's."""
+    page = (REPO / "docs" / "contract.md").read_text(encoding="utf-8")
+    block = page.split("```yaml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "example.yaml").write_text(block, encoding="utf-8")
+    done = run_cli("run", "--cases", tmp_path / "example.yaml", "--backend", "onnx-reference",
+                   "--out", tmp_path / "out")
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert not results.get("case_errors") and results["results"]
+    verdicts = [r["verdict"] for r in results["results"]]
+    assert "pass" in verdicts and set(verdicts) <= {"pass", "skip"}, results["results"]
