@@ -23,7 +23,7 @@ from conformance.core.machine import host_tier
 from conformance.findings import docs as finding_docs
 from conformance.findings import history as finding_history
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
-from conformance.findings.running import expected_here, run_repro
+from conformance.findings.running import MARKS, OUTCOMES, expected_here, run_repro
 from conformance.findings.upstream import issue_body
 
 
@@ -133,8 +133,7 @@ def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Consol
         if args.verbose:
             console.print(Text(f"--- {finding.id}\n{run.output.rstrip()}"))
     console.print(table)
-    counts = {outcome: sum(run.outcome == outcome for run in runs) for outcome in
-              ("reproduced", "not reproduced", "cannot run", "broken")}
+    counts = {outcome: sum(run.outcome == outcome for run in runs) for outcome in OUTCOMES}
     console.print(Text(", ".join(f"{n} {outcome}" for outcome, n in counts.items())
                        + (f"; {disagree} disagree with their records" if disagree else "")))
     return 1 if broken else 0
@@ -193,7 +192,6 @@ def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Cons
     return status
 
 
-_MARK = {"reproduced": "yes", "not reproduced": "no", "cannot run": "n/a", "broken": "BROKEN"}
 
 
 def _history_table(measured: finding_history.History) -> Table:
@@ -205,7 +203,7 @@ def _history_table(measured: finding_history.History) -> Table:
     table.add_column("first / fixed", overflow="fold")
     for finding_id, outcomes in measured.outcomes.items():
         span = finding_history.span(outcomes, ran)
-        table.add_row(finding_id, *(_MARK.get(outcomes.get(v, ""), "") for v in ran),
+        table.add_row(finding_id, *(MARKS.get(outcomes.get(v, ""), "") for v in ran),
                       Text(finding_history.describe(span, ran)))
     return table
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from conformance.findings.history import describe, span
 from conformance.findings.records import Finding
+from conformance.findings.running import MARKS
 
 _SECTION = re.compile(r"(<!-- findings: (?P<section>[a-z0-9/-]+) -->\n)(?P<body>.*?)(<!-- /findings -->)", re.S)
 _HISTORY = re.compile(r"(<!-- findings-history -->\n)(?P<body>.*?)(<!-- /findings-history -->)", re.S)
-_MARK = {"reproduced": "yes", "not reproduced": "no", "cannot run": "n/a", "broken": "broken"}
 
 
 class PageError(ValueError):
@@ -88,7 +88,7 @@ def history_tables(findings: Mapping[str, Finding], history: Mapping[str, Any]) 
         parts.append("| finding | " + " | ".join(releases) + " | first shown, fixed |\n")
         parts.append("|---|" + "---|" * len(releases) + "---|\n")
         for finding_id, outcomes in rows:
-            cells = [_MARK.get(outcomes.get(v, ""), "") for v in releases]
+            cells = [MARKS.get(outcomes.get(v, ""), "") for v in releases]
             parts.append(f"| [{finding_id}](#{finding_id}) | " + " | ".join(cells)
                          + f" | {describe(span(outcomes, releases), releases)} |\n")
         if refused:

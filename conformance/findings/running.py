@@ -20,6 +20,8 @@ from conformance.findings.records import Finding
 
 REPRO_SECONDS = 180.0  # a repro should take under a minute; this is the net for one that hangs
 OUTCOMES = ("reproduced", "not reproduced", "cannot run", "broken")
+# An outcome in a release table's cell (yes: the release shows the finding).
+MARKS = {"reproduced": "yes", "not reproduced": "no", "cannot run": "n/a", "broken": "broken"}
 _BY_STATUS = {0: ("reproduced", "REPRODUCED"), 1: ("not reproduced", "NOT REPRODUCED"), 2: ("cannot run", "CANNOT RUN")}
 
 
