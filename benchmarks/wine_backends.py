@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from backends.base import Backend
-from backends.registry import by_name
 from benchmarks.clock import median_seconds
+from conformance.backends.base import Backend
+from conformance.backends.registry import by_name
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.running.runner import GraphCache

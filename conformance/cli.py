@@ -21,9 +21,9 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from backends.base import Availability, Backend
-from backends.registry import NAME_RULE, all_backends, by_name, valid_name
 from conformance import fuzz
+from conformance.backends.base import Availability, Backend
+from conformance.backends.registry import NAME_RULE, all_backends, by_name, valid_name
 from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError
@@ -409,8 +409,8 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
 
 
 def _setup_isa_limits(console: Console) -> int:
-    from backends.isa_limit import DEBIAN_PACKAGES, LIMITS
-    from backends.setup_steps import install_packages
+    from conformance.backends.isa_limit import DEBIAN_PACKAGES, LIMITS
+    from conformance.backends.setup_steps import install_packages
 
     if not _set_up(console, "isa-limits", lambda: install_packages(
             _say(console), DEBIAN_PACKAGES, "the instruction-set limited backends")):
@@ -439,7 +439,7 @@ def _setup_result(console: Console, component: str, availability: dict[str, Avai
 def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool:
     """Run a setup's steps; where one cannot be done (a SetupError, or a folder that cannot be
     written: no home, a read-only cache, a file in the path), one line saying why."""
-    from backends.setup_steps import SetupError
+    from conformance.backends.setup_steps import SetupError
 
     try:
         steps()
@@ -456,8 +456,8 @@ def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool
 
 
 def _setup_web(console: Console) -> int:
-    from backends.web.environment import default_setup
-    from backends.web.provision import provision
+    from conformance.backends.web.environment import default_setup
+    from conformance.backends.web.provision import provision
 
     if not _set_up(console, "web", lambda: provision(default_setup(), say=_say(console))):
         return 1
@@ -469,8 +469,8 @@ def _setup_web(console: Console) -> int:
 
 
 def _setup(console: Console) -> int:
-    from backends.wine.environment import default_setup
-    from backends.wine.provision import provision
+    from conformance.backends.wine.environment import default_setup
+    from conformance.backends.wine.provision import provision
 
     setup = default_setup()
     if not _set_up(console, "directml", lambda: provision(setup, say=_say(console))):

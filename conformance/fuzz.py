@@ -41,7 +41,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from backends.base import Backend
+from conformance.backends.base import Backend
 from conformance.core.atomic_files import WriteError, atomic_write_text
 from conformance.core.dtypes import to_jsonable
 from conformance.core.interrupts import Interrupted, interruptible
@@ -654,7 +654,7 @@ def add_parser(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
-    from backends.registry import by_name
+    from conformance.backends.registry import by_name
     from conformance.operator.fuzzing import DTYPE_ORDER
 
     try:

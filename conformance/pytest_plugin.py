@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from backends.base import Availability, Backend
-from backends.registry import by_name
+from conformance.backends.base import Availability, Backend
+from conformance.backends.registry import by_name
 from conformance.cases.corpus import default_case_roots, shipped_corpus
 from conformance.cases.loader import CaseError, load_file
 from conformance.core.options import positive_seconds

@@ -8,7 +8,7 @@ from importlib import metadata
 import pytest
 from plugin_entries import PluginEntry
 
-from backends import registry
+from conformance.backends import registry
 
 # pytester drives the suite's pytest plugin in a child pytest (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]

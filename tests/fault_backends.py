@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import INTERFACE_VERSION, Availability, Execution, Graph, WorkerLaunch
-from backends.onnx_reference import OnnxReference
+from conformance.backends.base import INTERFACE_VERSION, Availability, Execution, Graph, WorkerLaunch
+from conformance.backends.onnx_reference import OnnxReference
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 

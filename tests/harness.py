@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 import pytest
 
-from backends.base import Backend
-from backends.registry import by_name
+from conformance.backends.base import Backend
+from conformance.backends.registry import by_name
 from conformance.cases.loader import CaseError, load_cases, load_file
 from conformance.gate import Baseline, read_baseline
 from conformance.ops.topk.case import Case

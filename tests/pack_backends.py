@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Execution, Graph
-from backends.openvino_native import OpenVINO
+from conformance.backends.base import Execution, Graph
+from conformance.backends.openvino_native import OpenVINO
 
 POISONED = "ov-topk11-spec-example-stable"  # a case of cases/documented/openvino-topk11.yaml
 

@@ -14,11 +14,11 @@ import onnxruntime
 import pytest
 from harness import CONTRACT_BACKENDS, ISA_LIMITED_BACKENDS, MORE_RUNTIMES, cases_from_yaml, documented, run_cli
 
-from backends.base import Graph, PlacementError
-from backends.openvino_native import OpenVINO
-from backends.ort_cpu import OrtCpu
-from backends.ort_session import OrtBackend, ort_module, with_identity_before_topk
-from backends.registry import all_backends, backend_names, by_name
+from conformance.backends.base import Graph, PlacementError
+from conformance.backends.openvino_native import OpenVINO
+from conformance.backends.ort_cpu import OrtCpu
+from conformance.backends.ort_session import OrtBackend, ort_module, with_identity_before_topk
+from conformance.backends.registry import all_backends, backend_names, by_name
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.onnx import build_onnx, onnx_feeds
 from conformance.ops.topk.openvino import K_NUMPY_TYPES

@@ -26,7 +26,7 @@ from harness import (
     run_cli,
 )
 
-from backends.registry import by_name
+from conformance.backends.registry import by_name
 from conformance.progress import summary_table
 from conformance.results.records import Result
 from conformance.running.runner import variants_for

@@ -121,7 +121,7 @@ def test_the_readme_links_the_contract_on_its_first_screen() -> None:
 def test_the_contract_covers_every_backend_graph_rule_and_verdict() -> None:
     """The contract page names what the code defines: a backend, graph, rule or verdict added
     to the suite without a word in docs/contract.md fails here."""
-    from backends.registry import builtin_backends
+    from conformance.backends.registry import builtin_backends
     from conformance.operator.attributes import MINIMAL_SUFFIX
     from conformance.ops.registry import OPERATORS
     from conformance.results.records import VERDICTS

@@ -14,9 +14,9 @@ import pytest
 from harness import run_cli
 from pack_backends import EveryPackDies, EveryPackHangs
 
-from backends.base import Execution, Graph
-from backends.onnx_reference import OnnxReference
 from conformance import fuzz
+from conformance.backends.base import Execution, Graph
+from conformance.backends.onnx_reference import OnnxReference
 from conformance.cases.loader import load_file
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.fuzz import FuzzInput
@@ -174,7 +174,7 @@ PACK_EXAMPLES = (
 
 
 def test_an_inputs_graphs_in_a_pack_get_the_results_they_get_alone(tmp_path: Path) -> None:
-    from backends.openvino_native import OpenVINO
+    from conformance.backends.openvino_native import OpenVINO
 
     executors = Executors(timeout=60)
     try:
@@ -204,7 +204,7 @@ def _judged(result: Any) -> tuple[Any, ...]:
 
 @pytest.mark.parametrize("backend", [EveryPackDies(), EveryPackHangs()], ids=["worker-dies", "worker-hangs"])
 def test_a_pack_whose_worker_dies_or_hangs_leaves_every_graph_to_run_alone(backend: Any, tmp_path: Path) -> None:
-    from backends.openvino_native import OpenVINO
+    from conformance.backends.openvino_native import OpenVINO
 
     example = PACK_EXAMPLES[1]
     executors = Executors(timeout=15)

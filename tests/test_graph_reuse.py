@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from harness import CASES, DOCUMENTED, cases_from_yaml, documented, run_cli
 
-from backends.base import Graph
-from backends.compiled import Compiled
-from backends.openvino_native import OpenVINO
-from backends.ort_cpu import OrtCpu
+from conformance.backends.base import Graph
+from conformance.backends.compiled import Compiled
+from conformance.backends.openvino_native import OpenVINO
+from conformance.backends.ort_cpu import OrtCpu
 from conformance.operator.signatures import model_signature, onnx_signature
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.onnx import build_onnx

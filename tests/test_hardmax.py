@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from harness import CASES, cases_from_yaml, require_available
 
-from backends.onnx_reference import OnnxReference
-from backends.ort_cpu import OrtCpu
-from backends.wine.directml import DirectMLWine
+from conformance.backends.onnx_reference import OnnxReference
+from conformance.backends.ort_cpu import OrtCpu
+from conformance.backends.wine.directml import DirectMLWine
 from conformance.cases.loader import load_cases
 from conformance.operator.outcome import Judgement, Outputs, Raised
 from conformance.ops.hardmax import profiles

@@ -15,11 +15,11 @@ import onnxruntime
 import pytest
 from harness import CASES, documented
 
-from backends.base import Availability
-from backends.ort_cuda import OrtCuda
-from backends.ort_dml import DEVICE_ENV, OrtDml
-from backends.ort_probe import provider_session_works
-from backends.ort_session import OrtBackend
+from conformance.backends.base import Availability
+from conformance.backends.ort_cuda import OrtCuda
+from conformance.backends.ort_dml import DEVICE_ENV, OrtDml
+from conformance.backends.ort_probe import provider_session_works
+from conformance.backends.ort_session import OrtBackend
 from conformance.cases.loader import load_cases
 from conformance.ops.topk.variants import Variant, onnx_topk_versions
 from conformance.running.runner import GraphCache, execute, variants_for

@@ -29,8 +29,8 @@ import yaml
 from harness import CASES, REPO
 from plugin_entries import PluginDist, PluginEntry
 
-from backends import registry
-from backends.base import INTERFACE_VERSION, Availability, Backend, Execution, Graph
+from conformance.backends import registry
+from conformance.backends.base import INTERFACE_VERSION, Availability, Backend, Execution, Graph
 from conformance.cases.loader import load_cases
 from conformance.cli import _parser
 
@@ -103,7 +103,7 @@ def _once(folder: Path, make: Callable[[Path], None]) -> None:
 
 
 OLD_PLUGIN_MODULE = '''
-from backends.base import Availability, Backend, Execution, Graph
+from conformance.backends.base import Availability, Backend, Execution, Graph
 
 
 class _Methods:
@@ -202,7 +202,7 @@ def test_wheel_ships_the_corpus_and_the_bridge_sources(installed: Installed) -> 
     # Only the repository's cases: nothing else lands in the corpus folder.
     assert {n for n in names if n.startswith("conformance/corpus/")} == {f"conformance/corpus/{f}" for f in case_files}
     bridge = sorted(p.name for p in (REPO / "backends" / "wine" / "bridge").iterdir() if p.suffix in (".c", ".h"))
-    assert bridge and all(f"backends/wine/bridge/{name}" in names for name in bridge)
+    assert bridge and all(f"conformance/backends/wine/bridge/{name}" in names for name in bridge)
     assert "conformance/cases/schema/case.schema.json" in names
     # The documentation an installed user reads (the contract, the vendors' guide) rides along.
     pages = sorted(p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md"))
@@ -388,7 +388,7 @@ def test_a_plugin_that_fails_to_load_or_returns_no_backend_is_unavailable(entry_
     assert _status("broken").reason == (
         "plugin 'broken' (vendor_plugin:backends) failed to load: ImportError: no module named vendor_runtime"
     )
-    assert "not a backends.base.Backend" in _status("odd").reason
+    assert "not a conformance.backends.base.Backend" in _status("odd").reason
     assert _status("onnx-reference").available  # the suite's own backends are untouched
 
 

@@ -14,8 +14,8 @@ import pytest
 from harness import CASES, DOCUMENTED, run_cli
 from pack_backends import POISONED, CompileFailingPacks, DyingPacks, WrongPacks
 
-from backends.base import Backend
-from backends.openvino_native import OpenVINO
+from conformance.backends.base import Backend
+from conformance.backends.openvino_native import OpenVINO
 from conformance.cases.loader import load_cases
 from conformance.operator.interfaces import Case
 from conformance.results.records import Result

@@ -26,10 +26,10 @@ from fault_backends import (
 from harness import DOCUMENTED, documented, ordinary_variants
 from plugin_entries import PluginEntry
 
-from backends import registry
-from backends.base import Availability, Backend, Execution, Graph
-from backends.onnx_reference import OnnxReference
 from conformance import cli
+from conformance.backends import registry
+from conformance.backends.base import Availability, Backend, Execution, Graph
+from conformance.backends.onnx_reference import OnnxReference
 from conformance.results.records import Result, read_results
 from conformance.running.runner import variants_for
 from conformance.running.suite import run_cases

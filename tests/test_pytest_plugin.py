@@ -13,7 +13,7 @@ import onnxruntime
 import pytest
 from harness import DOCUMENTED, REPO, baseline, ordinary_variants
 
-from backends.registry import by_name
+from conformance.backends.registry import by_name
 from conformance.cases.loader import load_cases
 
 FILES = ("directml-top-k1.yaml", "openvino-topk11.yaml")

@@ -23,7 +23,7 @@ import pytest
 from harness import REPO
 from markupsafe import escape
 
-from backends.registry import by_name
+from conformance.backends.registry import by_name
 from conformance.cases.loader import load_cases
 from conformance.ops.topk.feature_levels import admitting_levels, describe_levels
 from conformance.ops.topk.variants import directml_variants, onnx_variants, openvino_variants

@@ -24,8 +24,8 @@ import pytest
 from fault_backends import TRIGGER_CASE, AbortingBackend
 from harness import REPO
 
-from backends.registry import by_name
-from backends.web.browser_host import shared_playwright
+from conformance.backends.registry import by_name
+from conformance.backends.web.browser_host import shared_playwright
 from conformance.cases.loader import load_cases
 from conformance.ops.registry import operator
 from conformance.report.render import write_report

@@ -22,12 +22,12 @@ from harness import DOCUMENTED, REPO, require_available
 from plugin_entries import PluginEntry
 from rich.console import Console
 
-from backends.base import INTERFACE_VERSION, Availability, Execution, Graph
-from backends.install_hint import extra_hint
-from backends.onnx_reference import OnnxReference
-from backends.registry import UnusablePlugin, all_backends
-from backends.tract_onnx import Tract
 from conformance import cli
+from conformance.backends.base import INTERFACE_VERSION, Availability, Execution, Graph
+from conformance.backends.install_hint import extra_hint
+from conformance.backends.onnx_reference import OnnxReference
+from conformance.backends.registry import UnusablePlugin, all_backends
+from conformance.backends.tract_onnx import Tract
 from conformance.progress import RunProgress, cliff_lines
 from conformance.results.output import LOCK_NAME, OutputFolder
 from conformance.results.records import Result, ResultsFile, merge, read_results, write_results

@@ -18,11 +18,11 @@ import onnxruntime
 import pytest
 from harness import cases_from_yaml, documented
 
-from backends.base import BackendCrash, Execution, Graph
-from backends.onnx_reference import OnnxReference
-from backends.openvino_native import OpenVINO
-from backends.ort_cpu import OrtCpu
-from backends.registry import by_name
+from conformance.backends.base import BackendCrash, Execution, Graph
+from conformance.backends.onnx_reference import OnnxReference
+from conformance.backends.openvino_native import OpenVINO
+from conformance.backends.ort_cpu import OrtCpu
+from conformance.backends.registry import by_name
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result

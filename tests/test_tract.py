@@ -13,9 +13,9 @@ from harness import cases_from_yaml, documented, ordinary_variants
 
 tract = pytest.importorskip("tract", reason="the tract backend needs the [tract] extra")
 
-from backends import tract_onnx  # noqa: E402 (after the skip: it is about tract)
-from backends.registry import by_name  # noqa: E402
-from backends.tract_onnx import BACKTRACE, Tract, input_fact  # noqa: E402
+from conformance.backends import tract_onnx  # noqa: E402 (after the skip: it is about tract)
+from conformance.backends.registry import by_name  # noqa: E402
+from conformance.backends.tract_onnx import BACKTRACE, Tract, input_fact  # noqa: E402
 from conformance.ops.argmax.variants import Variant as ArgVariant  # noqa: E402
 from conformance.ops.topk.variants import Variant  # noqa: E402
 from conformance.running.runner import GraphCache, execute, variants_for  # noqa: E402

@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from harness import CASES, DOCUMENTED, REPO, documented, require_available, run_cli
 
-from backends.web import environment, protocol, provision
-from backends.web.browser_host import CHROMIUM_ARGS, BrowserHost
-from backends.web.environment import VERSION, WebSetup, default_setup
-from backends.web.hosts import Host
-from backends.web.node_host import NodeHost
-from backends.web.ort_web import OrtWebBackend, OrtWebWasm, OrtWebWebGpu
+from conformance.backends.web import environment, protocol, provision
+from conformance.backends.web.browser_host import CHROMIUM_ARGS, BrowserHost
+from conformance.backends.web.environment import VERSION, WebSetup, default_setup
+from conformance.backends.web.hosts import Host
+from conformance.backends.web.node_host import NodeHost
+from conformance.backends.web.ort_web import OrtWebBackend, OrtWebWasm, OrtWebWebGpu
 from conformance.cases.loader import load_cases
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
@@ -77,7 +77,7 @@ def test_the_wheel_ships_the_pages_and_the_lockfile() -> None:
     shipped = {path.name for path in environment.JS.iterdir()}
     assert {"package.json", "package-lock.json", "host.mjs", "page.html", "session.mjs"} <= shipped
     pyproject = (REPO / "pyproject.toml").read_text()
-    assert '"backends.web" = ["js/*.json", "js/*.mjs", "js/*.html"]' in pyproject
+    assert '"conformance.backends.web" = ["js/*.json", "js/*.mjs", "js/*.html"]' in pyproject
 
 
 # --- unavailable, and why -------------------------------------------------------------

@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 from harness import DOCUMENTED, documented_cases, require_available, run_cli
 
-from backends.base import Graph, PlacementError
-from backends.wine import provision
-from backends.wine.bridge import MEMBER_UINT, MEMBER_UINT_ARRAY, OP_DML_RUN, Payload
-from backends.wine.bridged import BridgedBackend
-from backends.wine.directml import DirectMLWine, dml_run_payload
-from backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
-from backends.wine.ort_dml import OrtDmlWine
+from conformance.backends.base import Graph, PlacementError
+from conformance.backends.wine import provision
+from conformance.backends.wine.bridge import MEMBER_UINT, MEMBER_UINT_ARRAY, OP_DML_RUN, Payload
+from conformance.backends.wine.bridged import BridgedBackend
+from conformance.backends.wine.directml import DirectMLWine, dml_run_payload
+from conformance.backends.wine.environment import WHEEL_VERSION, WineSetup, default_setup
+from conformance.backends.wine.ort_dml import OrtDmlWine
 from conformance.graphs.directml import DirectMLDescription, InputTensor, OutputTensor, UInt, UIntArray
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.directml import build_directml

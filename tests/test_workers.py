@@ -20,8 +20,8 @@ from fault_backends import (
 )
 from harness import documented, ordinary_variants
 
-from backends.base import Backend
-from backends.onnx_reference import OnnxReference
+from conformance.backends.base import Backend
+from conformance.backends.onnx_reference import OnnxReference
 from conformance.results.records import Result
 from conformance.running.suite import Executors, run_cases
 from conformance.running.workers import Worker

@@ -52,7 +52,7 @@ _NUMPY_NAMES = {
 # feature numpy must see for each to count (an emulated CPU shows the host's flags).
 _FLAG_ONLY = {"avx_vnni": "avx2", "amx_tile": "avx512_fp16", "amx_int8": "avx512_fp16", "amx_bf16": "avx512_fp16"}
 KERNEL_FEATURES = (*_NUMPY_NAMES.values(), *_FLAG_ONLY)
-# Set in a worker that runs on an emulated CPU (backends/isa_limit.py): there the kernel's
+# Set in a worker that runs on an emulated CPU (conformance/backends/isa_limit.py): there the kernel's
 # flags describe the host, not the CPU the process sees.
 EMULATED_CPU_VARIABLE = "TOPK_EMULATED_CPU"
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from backends.cache import cache_root
+from conformance.backends.cache import cache_root
 from conformance.core.atomic_files import atomic_write_text
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun, run_repro

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from backends.cache import cache_root
+from conformance.backends.cache import cache_root
 from conformance.core.machine import Scope
 from conformance.findings.records import Finding
 

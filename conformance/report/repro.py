@@ -57,7 +57,7 @@ def repro_snippet(
         "# Run with the suite's python, from where the run was made (CASE_FILE is relative to it).",
         "from pathlib import Path",
         "",
-        "from backends.registry import by_name",
+        "from conformance.backends.registry import by_name",
         "from conformance.cases.loader import load_cases",
         "from conformance.report.repro import variant_for",
         "from conformance.running.runner import GraphCache, execute",

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import Backend, BackendCrash, Execution, Graph, PackError, PlacementError, Stopwatch
+from conformance.backends.base import Backend, BackendCrash, Execution, Graph, PackError, PlacementError, Stopwatch
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
-from backends.base import Backend
+from conformance.backends.base import Backend
 from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result

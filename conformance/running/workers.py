@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from backends.base import Availability, Backend, WorkerLaunch
+from conformance.backends.base import Availability, Backend, WorkerLaunch
 from conformance.core import machine
 from conformance.core.processes import die_with_parent
 from conformance.core.text import exception_text, short_repr

@@ -159,7 +159,7 @@ def read_exactly(n):
 
 
 def ask(op, body):
-    """One request to bridge.exe (framing in the suite's backends/wine/bridge/bridge.h)."""
+    """One request to bridge.exe (framing in the suite's conformance/backends/wine/bridge/bridge.h)."""
     bridge.stdin.write(struct.pack("<IIQ", MAGIC, op, len(body)) + body)
     bridge.stdin.flush()
     magic, status, _, _, n = struct.unpack("<IIIIQ", read_exactly(24))

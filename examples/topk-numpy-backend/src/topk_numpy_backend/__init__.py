@@ -12,11 +12,11 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from backends.base import Availability, Backend, Execution, Graph
+from conformance.backends.base import Availability, Backend, Execution, Graph
 
 
 class NumpyTopK(Backend):
-    # The backend interface this class was written for (backends/base.py, INTERFACE_VERSION).
+    # The backend interface this class was written for (conformance/backends/base.py, INTERFACE_VERSION).
     # The suite refuses a plugin that declares another version, or none, by name.
     interface_version = 2
     name = "numpy-topk"  # as given to --backend and written in results

@@ -1,1 +1,0 @@
-"""One adapter per runtime; `backends.registry` lists them."""

@@ -1,0 +1,1 @@
+"""One adapter per runtime; `conformance.backends.registry` lists them."""

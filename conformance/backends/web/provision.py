@@ -1,0 +1,52 @@
+"""`topk-conformance setup web`: what the two web backends need, each step skipped when done
+(a second run takes about a second): Node.js and Chromium from Debian's packages where they
+are not on PATH, then ONNX Runtime Web installed by `npm ci` from the committed lockfile into
+the suite's cache."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+
+from conformance.backends.setup_steps import Say, SetupError, install_packages
+from conformance.backends.web.environment import COMMANDS, JS, PACKAGE, VERSION, WebSetup, lock_digest
+
+
+def install_commands(say: Say) -> None:
+    """Debian's packages for the commands not on PATH (a Node.js from elsewhere is kept)."""
+    missing = tuple(package for command, package in COMMANDS.items() if shutil.which(command) is None)
+    if not missing:
+        say(f"commands: present ({', '.join(COMMANDS)})")
+        return
+    install_packages(say, missing, "the web backends")
+
+
+def install_package(setup: WebSetup, say: Say) -> None:
+    digest = lock_digest()
+    if setup.installed_version() == VERSION and setup.state().get("lock") == digest:
+        say(f"{PACKAGE} {VERSION}: present in {setup.root}")
+        return
+    say(f"{PACKAGE} {VERSION}: npm ci in {setup.root}")
+    try:
+        setup.root.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(JS / name, setup.root / name)
+    except OSError as exc:
+        raise SetupError(f"cannot write the web backends' folder {setup.root}: {exc.strerror or exc}") from None
+    # --ignore-scripts: nothing the lockfile brings runs at install (protobufjs's postinstall
+    # only prints a notice); npm's cache goes under ours, not into the user's home.
+    with tempfile.TemporaryDirectory() as logs:
+        command = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+                   "--cache", str(setup.root / "npm-cache"), "--logs-dir", logs]
+        completed = subprocess.run(command, cwd=setup.root, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if completed.returncode != 0 or setup.installed_version() != VERSION:
+        said = (completed.stderr or completed.stdout)[-2000:]
+        raise SetupError(f"`{' '.join(command)}` in {setup.root} failed:\n{said}")
+    setup.update_state(lock=digest)
+
+
+def provision(setup: WebSetup, say: Say = print) -> None:
+    """Every step in order; raises SetupError with what to do when one cannot be done."""
+    install_commands(say)
+    install_package(setup, say)
