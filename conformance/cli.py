@@ -23,11 +23,20 @@ from rich.text import Text
 
 from conformance import fuzz
 from conformance.backends.base import Availability, Backend
-from conformance.backends.registry import NAME_RULE, all_backends, by_name, valid_name
+from conformance.backends.record import SetupStep
+from conformance.backends.registry import (
+    NAME_RULE,
+    RECORDS,
+    all_backends,
+    by_name,
+    set_up_by,
+    setup_steps,
+    valid_name,
+)
 from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError
-from conformance.core.interrupts import Interrupted, interruptible
+from conformance.core.interrupts import Interrupted, held, interruptible
 from conformance.core.options import DEFAULT_PACK, MOST_JOBS, jobs, pack_size, positive_seconds, shard
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError
@@ -49,9 +58,9 @@ from conformance.results.records import (
     write_results,
 )
 from conformance.results.timing import flag_cliffs
-from conformance.running.runner import variants_for
+from conformance.running.probed import Probed, carried
 from conformance.running.shards import ShardPlan, case_seconds, plan
-from conformance.running.suite import Executors, ordered, run_cases
+from conformance.running.suite import Executors, ordered, run_probed
 from conformance.running.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")
@@ -72,8 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "cases":
         return _corpus.main(args, console)
     if args.command == "setup":
-        setups = {"isa-limits": _setup_isa_limits, "web": _setup_web, "directml": _setup}
-        return setups[args.component](console)
+        return _setup(console, setup_steps()[args.component])
     if args.command == "fuzz":
         return fuzz.main(args, console)
     if args.command == "findings":
@@ -103,8 +111,7 @@ def _list_backends(everything: Sequence[Backend], timeout: float, console: Conso
         said = "available" if status.available else f"not available: {_shortened(printable(status.reason))}"
         console.print(f"  {name}: {said} ({seconds:.1f} s)", markup=False)
 
-    probes = Executors.probe_once(everything, timeout, answered)
-    console.print(_backend_table(everything, probes))
+    console.print(_backend_table(Executors.probe_once(everything, timeout, answered)))
     return 0
 
 
@@ -125,7 +132,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="case file or folder (repeatable; default: cases/ if present, else the shipped corpus)")
     run.add_argument("--backend", action="append", metavar="NAME",
                      help="backend to run (repeatable; default: every one available here, less those "
-                          "run only when named, such as openvino-cpu-avx2)")
+                          f"run only when named: {', '.join(r.name for r in RECORDS if not r.by_default)})")
     run.add_argument("--case", action="append", metavar="ID", help="only this case id (repeatable)")
     run.add_argument("--op", action="append", choices=sorted(OPERATORS), metavar="OP",
                      help=f"only this operator's cases (repeatable; {', '.join(OPERATORS)}; default: all)")
@@ -169,12 +176,9 @@ def _parser() -> argparse.ArgumentParser:
     fuzz.add_parser(commands)
     findings_cli.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
-    setup.add_argument("component", choices=["directml", "isa-limits", "web"],
-                       help="directml: Wine, the onnxruntime-directml DLLs and the bridge, "
-                       "for ort-dml-wine and directml-wine; isa-limits: QEMU's user-mode emulator, for "
-                       "openvino-cpu-avx2 and openvino-cpu-avx on a CPU with more instruction sets; web: "
-                       "Node.js, Chromium and onnxruntime-web (npm ci from the suite's lockfile), for "
-                       "ort-web-wasm and ort-web-webgpu")
+    steps = setup_steps()
+    setup.add_argument("component", choices=list(steps), help="; ".join(
+        f"{name}: {step.what} ({', '.join(b.name for b in set_up_by(step))})" for name, step in steps.items()))
     report = commands.add_parser("report", help="render one HTML report from one or more results files")
     report.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
     report.add_argument("-o", "--output", type=Path, metavar="FILE", help="the HTML file (default: DIR/report.html)")
@@ -193,45 +197,35 @@ def _parser() -> argparse.ArgumentParser:
                           "file's (else exit 1 and write nothing)")
     baseline.add_argument("--as", dest="record_as", action="append", default=[], metavar="NAME=OTHER",
                           help="record backend NAME's results as OTHER's, on NAME's instruction-set tier "
-                               "(openvino-cpu-avx2=openvino-cpu: the AVX2 machines' entries of openvino-cpu)")
+                               "(a backend held to a lower tier, recorded as the backend it stands for: that tier's "
+                               "entries of it)")
     baseline.add_argument("-o", "--output", type=Path, required=True, metavar="FILE",
                           help="the baseline YAML; notes of an existing one carry over")
     return parser
 
 
-def _backend_info(backends: Sequence[Backend], probes: dict[str, Probe]) -> dict[str, dict[str, Any]]:
-    info: dict[str, dict[str, Any]] = {}
-    for backend in backends:
-        probe = probes[backend.name]
-        # The suite's word on availability last: a plugin's describe() cannot overwrite it.
-        info[backend.name] = {
-            **probe.info, "available": probe.availability.available, "reason": probe.availability.reason,
-        }
-    return info
-
-
-def _backend_table(backends: Sequence[Backend], probes: dict[str, Probe]) -> Table:
+def _backend_table(probed: Sequence[Probed]) -> Table:
     table = Table(title="Backends")
     for column in ("backend", "available", "why not"):
         table.add_column(column)
-    for backend in backends:
-        status = probes[backend.name].availability
-        answer = ("yes" if backend.by_default else "yes, when named") if status.available else "no"
+    for backend in probed:
+        status = backend.availability
+        answer = ("yes" if backend.record.by_default else "yes, when named") if status.available else "no"
         table.add_row(backend.name, answer, Text(printable(status.reason)))  # Text: a `[tract]` is not markup
     return table
 
 
-def _usable(args: argparse.Namespace, candidates: list[Backend], probes: dict[str, Probe]) -> list[Backend] | None:
+def _usable(args: argparse.Namespace, candidates: list[Probed]) -> list[Probed] | None:
     """The backends to run: those named (None when one cannot run, unless
     --allow-unavailable), or every available one."""
     if not args.backend:
-        return [b for b in candidates if probes[b.name].availability.available]
-    missing = [b.name for b in candidates if not probes[b.name].availability.available]
+        return [b for b in candidates if b.available]
+    missing = [b for b in candidates if not b.available]
     if missing and not args.allow_unavailable:
         # A CI job that lost its runtime must not stay green on a run of skips.
-        for name in missing:
-            reason = printable(probes[name].availability.reason)
-            print(f"topk-conformance: backend {name} is not available: {reason}", file=sys.stderr)
+        for backend in missing:
+            reason = printable(backend.availability.reason)
+            print(f"topk-conformance: backend {backend.name} is not available: {reason}", file=sys.stderr)
         print("topk-conformance: --allow-unavailable runs the others and records these as skips", file=sys.stderr)
         return None
     return candidates
@@ -302,22 +296,24 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
                   f"{len(shard_plan.assignment)} to share; its results.json says so, for merge", file=sys.stderr)
     console.print(f"asking {len(candidates)} backends whether they can run here, each in a worker of its own "
                   f"(at most {args.timeout:g} s each)", markup=False)
-    probes = executors.probe(candidates)  # each in its worker, under --timeout
-    backends = _usable(args, candidates, probes)
+    probed = executors.probe(candidates)  # each in its worker, under --timeout, once: carried from here
+    backends = _usable(args, probed)
     if backends is None:
         return 2
-    info = _backend_info(backends, probes)
-    left_out = _left_out(candidates, probes, named_only)
+    # The suite's word on availability last: a plugin's describe() cannot overwrite it.
+    info = {backend.name: backend.description() for backend in backends}
+    left_out = _left_out(probed, named_only)
     line = _left_out_line(left_out)
     if line:
         console.print(line, markup=False)
     console.print(f"{len(cases)} cases on {', '.join(b.name for b in backends) or 'no backend'}", markup=False)
-    total = sum(len(variants_for(b, case, executors.takes(b))) for b in backends for case in cases)
+    total = sum(len(backend.variants(case)) for backend in backends for case in cases)
     results: list[Result] = []
 
     def finished(result: Result) -> None:
-        results.append(result)
-        folder.add(result)  # on disk at once: a kill loses nothing finished
+        with held():  # in memory and on disk, or in neither: results.json and results.jsonl agree
+            results.append(result)
+            folder.add(result)  # on disk at once: a kill loses nothing finished
         progress.add(result)
 
     stopped: Interrupted | StreamFailed | None = None
@@ -331,11 +327,11 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
         try:
             folder.header(here, info, errors)
             with interruptible():
-                run_cases(cases, backends, finished, executors=executors, probes=probes)
+                run_probed(cases, backends, finished, executors)
         except (Interrupted, StreamFailed) as stop:
             stopped = stop
     # In a sequential run's order whatever --jobs was; cliffs need every backend's times.
-    results = flag_cliffs(ordered(results, cases, backends))
+    results = flag_cliffs(ordered(results, cases, [backend.name for backend in backends]))
     data = ResultsFile(here, info, errors, results)
     try:
         write_results(args.out / "results.json", data)
@@ -368,11 +364,10 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
     return _gate(compare(results, baseline, elsewhere, upstream_labels()), args.strict_baseline, args.baseline)
 
 
-def _left_out(candidates: list[Backend], probes: dict[str, Probe], named_only: list[str]) -> list[dict[str, str]]:
+def _left_out(candidates: list[Probed], named_only: list[str]) -> list[dict[str, str]]:
     """The backends this run does not run, and why: those that cannot run here (with
     --allow-unavailable their graphs are skips), and those a default run leaves to be named."""
-    left = [{"backend": b.name, "reason": printable(probes[b.name].availability.reason)}
-            for b in candidates if not probes[b.name].availability.available]
+    left = [{"backend": b.name, "reason": printable(b.availability.reason)} for b in candidates if not b.available]
     return left + [{"backend": name, "reason": NAMED_ONLY} for name in named_only]
 
 
@@ -406,19 +401,6 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
     failed = comparison.failed(strict)
     print(f"gate: {'FAILED' if failed else 'held'} against {path}", file=sys.stderr)
     return 1 if failed else 0
-
-
-def _setup_isa_limits(console: Console) -> int:
-    from conformance.backends.isa_limit import DEBIAN_PACKAGES, LIMITS
-    from conformance.backends.setup_steps import install_packages
-
-    if not _set_up(console, "isa-limits", lambda: install_packages(
-            _say(console), DEBIAN_PACKAGES, "the instruction-set limited backends")):
-        return 1
-    limited = by_name([f"openvino-cpu-{limit}" for limit in LIMITS])
-    probes = Executors.probe_once(limited, timeout=120)
-    console.print(_backend_table(limited, probes))
-    return _setup_result(console, "isa-limits", {name: probe.availability for name, probe in probes.items()})
 
 
 def _say(console: Console) -> Callable[[str], None]:
@@ -455,31 +437,18 @@ def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool
     return True
 
 
-def _setup_web(console: Console) -> int:
-    from conformance.backends.web.environment import default_setup
-    from conformance.backends.web.provision import provision
-
-    if not _set_up(console, "web", lambda: provision(default_setup(), say=_say(console))):
+def _setup(console: Console, step: SetupStep) -> int:
+    """A setup step's work, then whether the backends it is for are available now (in their
+    workers, or in this process where the step says so), each with its reason."""
+    if not _set_up(console, step.name, lambda: step.run(_say(console))):
         return 1
-    # Each backend starts its Node or its Chromium page (and asks for an adapter) in a worker.
-    web = by_name(["ort-web-wasm", "ort-web-webgpu"])
-    probes = Executors.probe_once(web, timeout=120)
-    console.print(_backend_table(web, probes))
-    return _setup_result(console, "web", {name: probe.availability for name, probe in probes.items()})
-
-
-def _setup(console: Console) -> int:
-    from conformance.backends.wine.environment import default_setup
-    from conformance.backends.wine.provision import provision
-
-    setup = default_setup()
-    if not _set_up(console, "directml", lambda: provision(setup, say=_say(console))):
-        return 1
-    # The backends prove the bridge on known inputs before they call themselves available.
-    wine_backends = by_name(["ort-dml-wine", "directml-wine"])
-    probes = {b.name: probe_here(b) for b in wine_backends}
-    console.print(_backend_table(wine_backends, probes))
-    return _setup_result(console, "directml", {name: probe.availability for name, probe in probes.items()})
+    backends = set_up_by(step)
+    if step.probe_seconds is None:
+        probed = [carried(backend, probe_here(backend)) for backend in backends]
+    else:
+        probed = Executors.probe_once(backends, timeout=step.probe_seconds)
+    console.print(_backend_table(probed))
+    return _setup_result(console, step.name, {backend.name: backend.availability for backend in probed})
 
 
 def _read_all(paths: list[Path]) -> list[ResultsFile] | None:

@@ -53,8 +53,9 @@ from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import DEFAULT, OPERATORS, operator
 from conformance.results.output import FolderInUse, OutputFolder
 from conformance.results.records import Result, environment
-from conformance.running.runner import variants_for
+from conformance.running.probed import variants_taken
 from conformance.running.suite import Executor, Executors, PackExecutor
+from conformance.running.workers import takes_here
 
 if TYPE_CHECKING:  # hypothesis, which the strategies need, is imported only when fuzzing
     from conformance.operator.fuzzing import FuzzExample, FuzzSupport
@@ -141,7 +142,8 @@ class Session:
         self.out = out
         self.seed = seed
         # Its inputs are cases writing every attribute: minimal graphs are for minimal cases.
-        self.variants = [v for v in variants_for(backend, takes=takes) if v.op == op and not is_minimal_graph(v.graph)]
+        taken = takes if takes is not None else takes_here(backend)  # without an answer: asked here
+        self.variants = [v for v in variants_taken(taken, op=op) if not is_minimal_graph(v.graph)]
         self.dtypes = dtypes
         self.started = time.monotonic()
         self.soft_deadline = self.started + budget
@@ -689,15 +691,15 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
 
     executors = Executors(timeout=args.timeout)
     try:
-        probe = executors.probe([backend])[backend.name]
-        if not probe.availability.available:
+        (probed,) = executors.probe([backend])
+        if not probed.available:
             print(f"topk-conformance: backend {backend.name} is not available: "
-                  f"{printable(probe.availability.reason)}", file=sys.stderr)
+                  f"{printable(probed.availability.reason)}", file=sys.stderr)
             return 2
-        info = dict(probe.info)
+        info = dict(probed.probe.info)
         execute = executors.for_backend(backend)
-        execute_pack = executors.packs_for_backend(backend) if args.pack else None
-        takes = executors.takes(backend)  # the graph variants it takes, as its worker answered
+        execute_pack = executors.packs_for(probed) if args.pack else None
+        takes = probed.takes  # the graph variants it takes, as its worker answered
         dtypes = tuple(d for d in DTYPE_ORDER if d in args.dtype) if args.dtype else None
         console.print(f"fuzz {backend.name}: seed {seed}, budget {args.budget:g} s, {len(takes)} "
                       f"graph variants per input, writing to {args.out}")

@@ -25,7 +25,6 @@ from conformance.gate import Baseline, BaselineError, compare, read_baseline
 from conformance.operator.interfaces import Case, Variant
 from conformance.repro import repro_note
 from conformance.results.records import Result
-from conformance.running.runner import variants_for
 from conformance.running.suite import Executors
 
 
@@ -108,8 +107,9 @@ class _State:
         except BaselineError as exc:
             raise pytest.UsageError(str(exc)) from None
         # Asked in each backend's worker, under the time limit: a hang there is a reason.
-        probes = executors.probe(backends)
-        self.availability: dict[str, Availability] = {name: p.availability for name, p in probes.items()}
+        # Probed once; what each takes is carried from here (its runs() is not called again).
+        self.probed = executors.probe(backends)
+        self.availability: dict[str, Availability] = {p.name: p.availability for p in self.probed}
         # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/cases/corpus.py);
         # `pytest --backend NAME --pyargs conformance` then runs the shipped corpus from anywhere.
         roots = config.getoption("cases") or default_case_roots(config.rootpath)
@@ -139,12 +139,11 @@ class CaseFile(pytest.File):
             if isinstance(item, CaseError):
                 yield BadCaseItem.from_parent(self, name=f"{item.case or 'file'}[case-file-error]", error=item)
                 continue
-            for backend in state.backends:
-                # The variants it takes, as its worker answered (runs() is not called here).
-                for variant in variants_for(backend, item, state.executors.takes(backend)):
+            for probed in state.probed:
+                for variant in probed.variants(item):
                     test = CaseItem.from_parent(
-                        self, name=f"{item.id}[{item.op}-{backend.name}-{variant.label}]",
-                        case=item, backend=backend, variant=variant,
+                        self, name=f"{item.id}[{item.op}-{probed.name}-{variant.label}]",
+                        case=item, backend=probed.backend, variant=variant,
                     )
                     for tag in (item.op, *item.tags):
                         state.register_marker(tag)

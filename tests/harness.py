@@ -107,6 +107,7 @@ def ordinary_variants(backend: Backend, op: str = "topk") -> list[Any]:
     """The variants a case without `attributes: minimal` runs on the backend: every variant it
     takes less the minimal ONNX twins, which run on minimal cases only."""
     from conformance.operator.attributes import is_minimal_graph
-    from conformance.running.runner import variants_for
+    from conformance.running.probed import variants_taken
+    from conformance.running.workers import takes_here
 
-    return [v for v in variants_for(backend, op=op) if not is_minimal_graph(v.graph)]
+    return [v for v in variants_taken(takes_here(backend), op=op) if not is_minimal_graph(v.graph)]

@@ -23,8 +23,10 @@ from conformance.ops.topk.case import Case
 from conformance.ops.topk.onnx import build_onnx, onnx_feeds
 from conformance.ops.topk.openvino import K_NUMPY_TYPES
 from conformance.ops.topk.variants import OPENVINO_K_TYPES, Variant
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute
 from conformance.running.suite import Executors
+from conformance.running.workers import takes_here
 
 PROVIDERS = onnxruntime.get_available_providers()
 OPENVINO_DEVICES = __import__("openvino").Core().available_devices
@@ -35,6 +37,7 @@ class AzureBackend(OrtBackend):
     would run the node on the CPU provider if the backend let it fall back."""
 
     name = "ort-azure-test"
+    kinds = ("onnx",)  # a backend of its own: it says what it takes (the suite's take it from their records)
     provider = "AzureExecutionProvider"
     package_hint = "onnxruntime"
 
@@ -106,9 +109,9 @@ def test_list_backends_shows_every_backend_and_why_not() -> None:
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
     everything = all_backends()
-    probes = Executors.probe_once(everything, timeout=60)  # as --list-backends asks (a limited one starts held)
-    for backend in everything:
-        status = probes[backend.name].availability
+    probed = Executors.probe_once(everything, timeout=60)  # as --list-backends asks (a limited one starts held)
+    for backend in probed:
+        status = backend.availability
         # By the first column: a reason may name another backend ("see ort-dml-wine").
         row = next((line for line in lines if [c.strip() for c in line.split("│")][1:2] == [backend.name]), None)
         assert row is not None, f"{backend.name} missing from:\n{completed.stdout}"
@@ -125,7 +128,7 @@ def test_provider_without_topk_kernel_is_an_error_not_a_cpu_fallback() -> None:
     assert backend.availability().available
     case = documented("dml-top-k1-example-3")
     graphs = GraphCache()
-    results = [execute(case, backend, variant, graphs) for variant in variants_for(backend, op="topk")]
+    results = [execute(case, backend, variant, graphs) for variant in variants_taken(takes_here(backend), op="topk")]
     assert results
     for result in results:
         assert result.verdict == "error", result

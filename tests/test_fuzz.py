@@ -179,9 +179,9 @@ def test_an_inputs_graphs_in_a_pack_get_the_results_they_get_alone(tmp_path: Pat
     executors = Executors(timeout=60)
     try:
         backend = OpenVINO("CPU")
-        executors.probe([backend])
-        execute, takes = executors.for_backend(backend), executors.takes(backend)
-        execute_pack = executors.packs_for_backend(backend)
+        (probed,) = executors.probe([backend])
+        execute, takes = executors.for_backend(backend), probed.takes
+        execute_pack = executors.packs_for(probed)
         assert execute_pack is not None, "OpenVINO runs packs"
         packed = fuzz.Session(backend, execute, tmp_path, 1, 60, takes=takes, execute_pack=execute_pack)
         alone = fuzz.Session(backend, execute, tmp_path, 1, 60, takes=takes)
@@ -209,17 +209,17 @@ def test_a_pack_whose_worker_dies_or_hangs_leaves_every_graph_to_run_alone(backe
     example = PACK_EXAMPLES[1]
     executors = Executors(timeout=15)
     try:
-        executors.probe([backend])
-        packed = fuzz.Session(backend, executors.for_backend(backend), tmp_path, 1, 60, takes=executors.takes(backend),
-                              execute_pack=executors.packs_for_backend(backend))
+        (probed,) = executors.probe([backend])
+        packed = fuzz.Session(backend, executors.for_backend(backend), tmp_path, 1, 60, takes=probed.takes,
+                              execute_pack=executors.packs_for(probed))
         in_pack = packed.results(example, packed.variants)
     finally:
         executors.close()
     alone = Executors(timeout=60)
     try:
         reference = OpenVINO("CPU")
-        alone.probe([reference])
-        session = fuzz.Session(reference, alone.for_backend(reference), tmp_path, 1, 60, takes=alone.takes(reference))
+        (answer,) = alone.probe([reference])
+        session = fuzz.Session(reference, alone.for_backend(reference), tmp_path, 1, 60, takes=answer.takes)
         by_itself = session.results(example, session.variants)
     finally:
         alone.close()

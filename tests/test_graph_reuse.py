@@ -25,8 +25,10 @@ from conformance.ops.topk.openvino import build_openvino
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.results.timing import flag_cliffs
-from conformance.running.runner import GraphCache, execute, signature, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute, signature
 from conformance.running.suite import run_cases
+from conformance.running.workers import takes_here
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
 SUBSET = (DOCUMENTED, CASES / "directml")
@@ -103,7 +105,7 @@ def test_reused_sessions_are_exactly_equal_graphs() -> None:
         graphs = [GraphCache().get(case, variant) for case in (first, same_shape)]
         assert graphs[0].signature != graphs[1].signature, f"K differs: {variant.label}"
     assert first.largest != second.largest
-    for variant in variants_for(OpenVINO("CPU"), op="topk"):
+    for variant in variants_taken(takes_here(OpenVINO("CPU")), op="topk"):
         if variant.cannot_express(first) or variant.cannot_express(second):
             continue
         try:

@@ -29,7 +29,9 @@ from conformance.ops.hardmax.build import (
 from conformance.ops.hardmax.case import Case, canonical, directml_answer
 from conformance.ops.hardmax.judge import judge
 from conformance.ops.hardmax.variants import HARDMAX, HARDMAX1, Variant
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute
+from conformance.running.workers import takes_here
 
 DOCUMENTED = CASES / "hardmax" / "documented"
 # DML_ACTIVATION_HARDMAX1_OPERATOR_DESC's examples' input.
@@ -98,7 +100,7 @@ def test_documented_examples_pass_on_the_cpu_runtimes(backend_class: type[Any]) 
     graphs = GraphCache()
     ran = 0
     for documented in documented_cases():
-        for variant in variants_for(backend, documented):
+        for variant in variants_taken(takes_here(backend), documented):
             result = execute(documented, backend, variant, graphs)
             if variant.cannot_express(documented):
                 assert result.verdict == "skip", (documented.id, variant.graph)
@@ -117,7 +119,7 @@ def test_directml_examples_pass_on_directml_operators() -> None:
         graphs = GraphCache()
         ran = 0
         for documented in [c for c in documented_cases() if c.id.startswith("dml-hardmax1-")]:
-            for variant in variants_for(backend, documented):
+            for variant in variants_taken(takes_here(backend), documented):
                 result = execute(documented, backend, variant, graphs)
                 if variant.cannot_express(documented):
                     assert result.verdict == "skip"

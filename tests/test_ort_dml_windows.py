@@ -22,7 +22,9 @@ from conformance.backends.ort_probe import provider_session_works
 from conformance.backends.ort_session import OrtBackend
 from conformance.cases.loader import load_cases
 from conformance.ops.topk.variants import Variant, onnx_topk_versions
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute
+from conformance.running.workers import takes_here
 
 PROVIDERS = onnxruntime.get_available_providers()
 
@@ -56,7 +58,7 @@ def test_topk_opsets_the_provider_does_not_register_are_skips_not_errors() -> No
     backend = OrtDml()
     case = documented("dml-top-k1-example-3")
     assert max(onnx_topk_versions()) > backend.max_topk_opset  # opset 24 is built for the others
-    for variant in variants_for(backend, op="topk"):
+    for variant in variants_taken(takes_here(backend), op="topk"):
         reason = backend.cannot_run(case, variant)
         if variant.version > 11:
             assert reason == (f"ONNX Runtime's DirectML provider registers TopK up to opset 11 (7, 10, 11): "

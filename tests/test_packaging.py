@@ -201,9 +201,13 @@ def test_wheel_ships_the_corpus_and_the_bridge_sources(installed: Installed) -> 
     assert not missing, f"case files not in the wheel: {missing}"
     # Only the repository's cases: nothing else lands in the corpus folder.
     assert {n for n in names if n.startswith("conformance/corpus/")} == {f"conformance/corpus/{f}" for f in case_files}
-    bridge = sorted(p.name for p in (REPO / "backends" / "wine" / "bridge").iterdir() if p.suffix in (".c", ".h"))
+    bridge = sorted(p.name for p in (REPO / "conformance" / "backends" / "wine" / "bridge").iterdir()
+                    if p.suffix in (".c", ".h"))
     assert bridge and all(f"conformance/backends/wine/bridge/{name}" in names for name in bridge)
     assert "conformance/cases/schema/case.schema.json" in names
+    # One top-level name: a `backends` (or any other) beside it would shadow or be shadowed.
+    top = {name.split("/")[0] for name in names}
+    assert {t for t in top if not t.endswith(".dist-info")} == {"conformance"}, top
     # The documentation an installed user reads (the contract, the vendors' guide) rides along.
     pages = sorted(p.relative_to(REPO / "docs").as_posix() for p in (REPO / "docs").rglob("*.md"))
     assert "contract.md" in pages and "vendors/README.md" in pages
@@ -230,6 +234,11 @@ def test_installed_wheel_runs_the_whole_shipped_corpus_from_an_empty_directory(
     assert set(corpus_ids) <= ran, f"shipped cases that did not run: {sorted(set(corpus_ids) - ran)}"
     assert not data.get("case_errors"), data.get("case_errors")
     assert list(empty_dir.iterdir()) == []  # nothing written where it ran
+
+
+def test_the_wheel_installs_no_backends_module(installed: Installed, empty_dir: Path) -> None:
+    imported = _run([installed.python, "-c", "import backends"], empty_dir)
+    assert imported.returncode != 0 and "No module named 'backends'" in imported.stderr, imported.stderr
 
 
 def test_cases_lists_what_ships(installed: Installed, empty_dir: Path, corpus_ids: list[str]) -> None:
@@ -316,6 +325,9 @@ def test_plugin_for_another_interface_version_is_refused_by_name(installed: Inst
     # The others still run.
     listed = _run([installed.tool("topk-conformance"), "run", "--list-backends"], empty_dir)
     assert listed.returncode == 0, listed.stderr
+    # Every backend of the suite's own, each with its answer (the plugins' too).
+    said = {line.split(":")[0].strip() for line in listed.stdout.splitlines() if line.startswith("  ")}
+    assert {record.name for record in registry.RECORDS} | {"numpy-topk", "old-topk"} <= said, listed.stdout
 
 
 # --- the plugin interface, in this process ---------------------------------------------------
@@ -390,6 +402,21 @@ def test_a_plugin_that_fails_to_load_or_returns_no_backend_is_unavailable(entry_
     )
     assert "not a conformance.backends.base.Backend" in _status("odd").reason
     assert _status("onnx-reference").available  # the suite's own backends are untouched
+
+
+def test_a_plugin_written_for_the_old_import_path_is_told_where_the_interface_went(
+    entry_points: list[PluginEntry],
+) -> None:
+    def old_import_path() -> list[Backend]:
+        import backends.base  # type: ignore[import-not-found]  # noqa: F401  (before 0.2)
+
+        return []
+
+    entry_points.append(PluginEntry("old-path", old_import_path))
+    reason = _status("old-path").reason
+    assert reason.startswith("plugin 'old-path' (vendor_plugin:backends) failed to load: ModuleNotFoundError: "
+                             "No module named 'backends'"), reason
+    assert "import Backend and the rest from conformance.backends.base" in reason, reason
 
 
 def test_a_plugin_cannot_take_a_builtin_name_or_bad_kinds(entry_points: list[PluginEntry]) -> None:

@@ -19,8 +19,10 @@ from conformance.backends.openvino_native import OpenVINO
 from conformance.cases.loader import load_cases
 from conformance.operator.interfaces import Case
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute, execute_pack, packable, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute, execute_pack, packable
 from conformance.running.suite import Executors, _Pack, _Unit, _units, run_cases
+from conformance.running.workers import takes_here
 
 # Passes, errors (K out of range), fails and divergent results on openvino-cpu, in 3 files.
 FILES = (DOCUMENTED / "openvino-topk11.yaml",
@@ -53,7 +55,8 @@ def test_the_files_hold_every_kind_of_answer(alone: list[Result]) -> None:
 
 def test_a_pack_records_its_passes_as_alone_and_sends_the_rest_alone() -> None:
     backend, graphs = OpenVINO("CPU"), GraphCache()
-    items = [(case, variant) for case in _cases() if packable(case) for variant in variants_for(backend, case)]
+    takes = takes_here(backend)
+    items = [(case, variant) for case in _cases() if packable(case) for variant in variants_taken(takes, case)]
     isolated = [execute(case, OpenVINO("CPU"), variant, GraphCache()) for case, variant in items]
     answers = execute_pack(items, backend, graphs)
     assert any(answer is None for answer in answers) and any(answer is not None for answer in answers)
@@ -95,8 +98,8 @@ def test_graphs_a_baseline_lists_run_alone_from_the_start(alone: list[Result]) -
     assert known
     executors = Executors(timeout=60, jobs=1, pack=8)
     backend = OpenVINO("CPU")
-    probes = Executors.probe_once([backend], 60)
-    units = list(_units(_cases(), [backend], probes, lambda result: None, 8, known))
+    probed = Executors.probe_once([backend], 60)
+    units = list(_units(_cases(), probed, lambda result: None, 8, known))
     packed = {(case.op, backend.name, case.id, variant.graph, variant.k_label)
               for unit in units if isinstance(unit, _Pack) for case, variant in unit.items}
     single = [(unit.case.op, backend.name, unit.case.id, variant.graph, variant.k_label)

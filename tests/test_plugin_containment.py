@@ -31,8 +31,9 @@ from conformance.backends import registry
 from conformance.backends.base import Availability, Backend, Execution, Graph
 from conformance.backends.onnx_reference import OnnxReference
 from conformance.results.records import Result, read_results
-from conformance.running.runner import variants_for
+from conformance.running.probed import variants_taken
 from conformance.running.suite import run_cases
+from conformance.running.workers import takes_here
 
 CASE_FILE = DOCUMENTED / "directml-top-k1.yaml"
 SECOND_CASE = CANNOT_RUN_RAISES[0]
@@ -93,7 +94,7 @@ def test_a_plugin_method_that_raises_or_answers_wrongly_makes_it_unavailable_and
 
     reference = results.pop("onnx-reference")
     assert {r.verdict for r in reference} == {"pass"}
-    assert [label(r) for r in reference] == [v.label for v in variants_for(OnnxReference(), case)]
+    assert [label(r) for r in reference] == [v.label for v in variants_taken(takes_here(OnnxReference()), case)]
     assert set(results) == set(faults)
     for name, (_, reason) in faults.items():
         skips = results[name]

@@ -31,6 +31,7 @@ from conformance.backends.tract_onnx import Tract
 from conformance.progress import RunProgress, cliff_lines
 from conformance.results.output import LOCK_NAME, OutputFolder
 from conformance.results.records import Result, ResultsFile, merge, read_results, write_results
+from conformance.running.probed import carried
 from conformance.running.workers import Probe
 
 CASE = "dml-top-k1-example-3"
@@ -201,7 +202,7 @@ def test_a_reason_with_brackets_is_printed_as_it_is() -> None:
     reason = "install the [tract] extra ([bold]not markup[/])"
     backend = UnusablePlugin("vendor-npu", reason)
     console = Console(file=io.StringIO(), width=300)
-    console.print(cli._backend_table([backend], {backend.name: Probe(Availability(False, reason), {})}))
+    console.print(cli._backend_table([carried(backend, Probe(Availability(False, reason), {}))]))
     assert reason in console.file.getvalue()  # type: ignore[attr-defined]
 
 

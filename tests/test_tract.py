@@ -18,8 +18,10 @@ from conformance.backends.registry import by_name  # noqa: E402
 from conformance.backends.tract_onnx import BACKTRACE, Tract, input_fact  # noqa: E402
 from conformance.ops.argmax.variants import Variant as ArgVariant  # noqa: E402
 from conformance.ops.topk.variants import Variant  # noqa: E402
-from conformance.running.runner import GraphCache, execute, variants_for  # noqa: E402
+from conformance.running.probed import variants_taken  # noqa: E402
+from conformance.running.runner import GraphCache, execute  # noqa: E402
 from conformance.running.suite import run_cases  # noqa: E402
+from conformance.running.workers import takes_here  # noqa: E402
 
 
 def test_registered_available_and_describes_its_version() -> None:
@@ -43,7 +45,7 @@ def test_unavailable_without_the_bindings_names_the_extra(monkeypatch: pytest.Mo
 def test_runs_every_onnx_graph_of_every_operator() -> None:
     backend = Tract()
     for op in ("topk", "argmax", "argmin"):
-        variants = variants_for(backend, op=op)
+        variants = variants_taken(takes_here(backend), op=op)
         assert variants and all(v.kind == "onnx" for v in variants)
     assert {v.graph for v in ordinary_variants(backend)} == {
         "onnx-opset1", "onnx-opset10", "onnx-opset11", "onnx-opset24"}

@@ -28,7 +28,9 @@ from conformance.backends.web.ort_web import OrtWebBackend, OrtWebWasm, OrtWebWe
 from conformance.cases.loader import load_cases
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute
+from conformance.running.workers import takes_here
 
 SETUP = default_setup()
 OPSET11 = Variant("onnx", 11, "constant")
@@ -330,7 +332,7 @@ def test_killing_the_browser_or_node_mid_run_costs_one_crash_and_the_run_goes_on
     assert len(crashes) <= 1, crashes  # none where the kill fell between two graphs
     assert all(crash["message"].startswith(said) for crash in crashes), crashes
     web = OrtWebWasm(SETUP) if backend == "ort-web-wasm" else OrtWebWebGpu(SETUP)
-    every = sum(len(variants_for(web, case)) for case in load_cases([DOCUMENTED]).cases)
+    every = sum(len(variants_taken(takes_here(web), case)) for case in load_cases([DOCUMENTED]).cases)
     assert len(results) == every and sum(r["verdict"] == "pass" for r in results) >= 80
     late = [r for r in results[-40:] if r["verdict"] == "pass"]
     assert late, "graphs after the kill passed on a fresh host"

@@ -33,7 +33,9 @@ from conformance.ops.topk.directml import build_directml
 from conformance.ops.topk.variants import Variant, directml_variants
 from conformance.report.render import render_report
 from conformance.results.records import Result, ResultsFile, merge
-from conformance.running.runner import GraphCache, execute, variants_for
+from conformance.running.probed import variants_taken
+from conformance.running.runner import GraphCache, execute
+from conformance.running.workers import takes_here
 
 SETUP = default_setup()
 
@@ -64,7 +66,7 @@ def _case(x: np.ndarray, k: int, largest: bool = True, axis: int = -1) -> Case:
 def test_documented_directml_examples_pass_on_directml_operators(directml: DirectMLWine, case: Case) -> None:
     graphs = GraphCache()
     ran = 0
-    for variant in variants_for(directml, op="topk"):
+    for variant in variants_taken(takes_here(directml), op="topk"):
         result = execute(case, directml, variant, graphs)
         if variant.cannot_express(case):
             assert result.verdict == "skip"

@@ -146,12 +146,12 @@ def test_a_backend_whose_start_hangs_is_unavailable_after_one_try() -> None:
 def test_a_segfault_in_availability_costs_the_backend_not_the_run() -> None:
     executors = Executors(timeout=30)
     try:
-        probes = executors.probe([SegfaultingAvailabilityBackend(), OnnxReference()])
+        crashed, reference = executors.probe([SegfaultingAvailabilityBackend(), OnnxReference()])
     finally:
         executors.close()
-    crashed = probes["fault-segv-availability"].availability
-    assert not crashed.available and "SIGSEGV" in crashed.reason, crashed.reason
-    assert probes["onnx-reference"].availability.available
+    assert crashed.name == "fault-segv-availability"
+    assert not crashed.available and "SIGSEGV" in crashed.availability.reason, crashed.availability.reason
+    assert reference.available
 
 
 def test_parallel_runs_isolate_crashes_and_give_the_sequential_results() -> None:

@@ -7,7 +7,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -16,6 +16,9 @@ from conformance.operator.graph import Graph as Graph  # where plugins import it
 from conformance.operator.interfaces import Case, GraphKind, Variant
 from conformance.operator.outcome import Outputs
 from conformance.ops.registry import OPERATORS
+
+if TYPE_CHECKING:
+    from conformance.backends.record import BackendRecord
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,8 @@ class BackendCrash(RuntimeError):
 
 
 class Backend(ABC):
+    # The suite's own backends take these five from their record (BackendRecord.make); a
+    # plugin sets them in its class.
     name: str
     kinds: tuple[GraphKind, ...]  # the graph dialects it runs
     # The operators (case `op`) whose graphs it takes; a plugin of interface 2 takes TopK only.
@@ -138,7 +143,9 @@ class Backend(ABC):
     by_default: bool = True
     # Packs (optional): True where run_pack() runs several graphs as one model. Only a
     # pack's passes are recorded from it: every other graph is run again alone.
-    packs: ClassVar[bool] = False
+    packs: bool = False
+    # The suite's own backends: the record made it (a plugin has none; the registry derives one).
+    record: BackendRecord | None = None
 
     @abstractmethod
     def availability(self) -> Availability:

@@ -16,6 +16,8 @@ import shutil
 import sys
 
 from conformance.backends.base import Availability, WorkerLaunch
+from conformance.backends.record import SetupStep
+from conformance.backends.setup_steps import Say, install_packages
 from conformance.core import machine
 
 QEMU = "qemu-x86_64"
@@ -64,3 +66,11 @@ def describe(limit: str) -> dict[str, str]:
     emulator = os.environ.get(machine.EMULATED_CPU_VARIABLE, "")
     where = f"on an emulated CPU ({emulator})" if emulator else "natively (the CPU's own tier is the limit)"
     return {"isa_limit": f"{limit}: {ONEDNN_VARIABLE}={ONEDNN_LIMIT[limit]}, {where}"}
+
+
+def _install(say: Say) -> None:
+    install_packages(say, DEBIAN_PACKAGES, "the instruction-set limited backends")
+
+
+SETUP = SetupStep("isa-limits", "QEMU's user-mode emulator, for the backends held to a lower instruction-set tier "
+                  "on a CPU with more", _install)

@@ -10,12 +10,10 @@ from onnx.reference import ReferenceEvaluator
 
 from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph
 from conformance.backends.compiled import Compiled
+from conformance.backends.record import BackendRecord
 
 
 class OnnxReference(Backend):
-    name = "onnx-reference"
-    kinds = ("onnx",)
-    operators = EVERY_OPERATOR
     # Evaluators kept between runs (conformance/backends/compiled.py): per graph signature with graph
     # reuse, else the last graph's only.
     _evaluators: Compiled[ReferenceEvaluator] | None = None
@@ -46,3 +44,10 @@ class OnnxReference(Backend):
             self._evaluators.isolate(graph, evaluator)
             raise
         return Execution.named(graph.outputs, [np.asarray(array) for array in arrays], placement="onnx.reference")
+
+
+RECORD = BackendRecord(
+    name="onnx-reference", runtime="the ONNX reference evaluator (onnx.reference)", packages=("onnx",),
+    kernels="the specification in Python and numpy (no device kernels)", kinds=("onnx",), operators=EVERY_OPERATOR,
+    isolation="worker", extra=None, setup=None, adapter=OnnxReference,
+)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import ml_dtypes
@@ -15,6 +15,7 @@ import numpy as np
 from conformance.backends import isa_limit
 from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PackError, WorkerLaunch
 from conformance.backends.compiled import Compiled
+from conformance.backends.record import BackendRecord
 from conformance.core import machine
 from conformance.operator.signatures import model_signature as signature_of
 
@@ -27,15 +28,10 @@ def _core() -> Any:
 
 
 class OpenVINO(Backend):
-    kinds = ("openvino", "onnx")
-    operators = EVERY_OPERATOR
-    packs = True  # run_pack: native and ONNX-frontend graphs merged into one ov.Model
-
     def __init__(self, device: str, isa_limit: str = "") -> None:
         self.device = device  # OpenVINO's device name: CPU, GPU, NPU
         self.isa_limit = isa_limit  # CPU only: an instruction-set tier (isa_limit.LIMITS), or ""
-        self.name = f"openvino-{device.lower()}" + (f"-{isa_limit}" if isa_limit else "")
-        self.by_default = not isa_limit  # another tier's answers, asked for by name
+        _BY_NAME[f"openvino-{device.lower()}" + (f"-{isa_limit}" if isa_limit else "")].bind(self)
 
     def isa(self) -> str:
         if self.device != "CPU":
@@ -248,3 +244,26 @@ def _array(tensor: Any) -> np.ndarray[Any, Any]:
         return bits.view(ml_dtypes.bfloat16)
     array: np.ndarray[Any, Any] = tensor.data.copy()
     return array
+
+
+# What each OpenVINO device runs (the plugin OpenVINO loads for it).
+_KERNELS = {"CPU": "CPU, OpenVINO's CPU plugin (oneDNN and its own kernels)",
+            "GPU": "Intel GPU, OpenVINO's GPU plugin (OpenCL kernels)", "NPU": "Intel NPU, OpenVINO's NPU plugin"}
+
+
+def _record(device: str, limit: str = "") -> BackendRecord:
+    # Packs: native and ONNX-frontend graphs merged into one ov.Model (run_pack). A record held
+    # to an instruction-set limit gives another tier's answers: run when asked for by name.
+    held = f", held to {limit.upper()} (QEMU's emulated CPU where the host has more)" if limit else ""
+    return BackendRecord(
+        name=f"openvino-{device.lower()}" + (f"-{limit}" if limit else ""), runtime="OpenVINO",
+        packages=("openvino",), kernels=_KERNELS[device] + held, kinds=("openvino", "onnx"),
+        operators=EVERY_OPERATOR, isolation="emulator" if limit else "worker", extra=None,
+        setup=isa_limit.SETUP if limit else None, adapter=partial(OpenVINO, device, limit), packs=True,
+        by_default=not limit,
+    )
+
+
+DEVICES = tuple(_record(device) for device in ("CPU", "GPU", "NPU"))
+HELD_TO_A_TIER = tuple(_record("CPU", limit) for limit in isa_limit.LIMITS)
+_BY_NAME = {record.name: record for record in (*DEVICES, *HELD_TO_A_TIER)}

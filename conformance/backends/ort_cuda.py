@@ -10,11 +10,12 @@ writes reports/ort-gpu/results.json, which merges with every other results file)
 
 from __future__ import annotations
 
+from conformance.backends.base import EVERY_OPERATOR
 from conformance.backends.ort_probe import DeviceIndexedProvider
+from conformance.backends.record import BackendRecord
 
 
 class OrtCuda(DeviceIndexedProvider):
-    name = "ort-cuda"
     provider = "CUDAExecutionProvider"
     package_hint = "onnxruntime-gpu"
     device_env = "TOPK_CUDA_DEVICE_ID"
@@ -26,3 +27,10 @@ class OrtCuda(DeviceIndexedProvider):
     def describe(self) -> dict[str, str]:
         device_id, _ = self.device_setting()
         return {**super().describe(), "cuda_device": device_id if device_id is not None else "0 (default)"}
+
+
+RECORD = BackendRecord(
+    name="ort-cuda", runtime="ONNX Runtime (CUDA execution provider)", packages=("onnxruntime-gpu",),
+    kernels="NVIDIA GPU, CUDA kernels", kinds=("onnx",), operators=EVERY_OPERATOR,
+    isolation="worker", extra=None, setup=None, adapter=OrtCuda,
+)

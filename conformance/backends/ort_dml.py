@@ -22,9 +22,10 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from conformance.backends.base import Availability
+from conformance.backends.base import EVERY_OPERATOR, Availability
 from conformance.backends.ort_probe import DeviceIndexedProvider
 from conformance.backends.ort_session import ort_module
+from conformance.backends.record import BackendRecord
 from conformance.operator.interfaces import Case, Variant
 
 DEVICE_ENV = "TOPK_DML_DEVICE_ID"
@@ -36,7 +37,6 @@ NO_SOFTWARE_ADAPTER = (
 
 
 class OrtDml(DeviceIndexedProvider):
-    name = "ort-dml"
     provider = "DmlExecutionProvider"
     package_hint = "onnxruntime-directml (Windows only)"
     device_env = DEVICE_ENV
@@ -73,3 +73,10 @@ class OrtDml(DeviceIndexedProvider):
             return (f"ONNX Runtime's DirectML provider registers TopK up to opset {self.max_topk_opset} "
                     f"(7, 10, 11): a TopK-{variant.version} graph would be declined")
         return None
+
+
+RECORD = BackendRecord(
+    name="ort-dml", runtime="ONNX Runtime (DirectML execution provider)", packages=("onnxruntime-directml",),
+    kernels="Windows GPU, DirectML's Direct3D 12 shaders", kinds=("onnx",), operators=EVERY_OPERATOR,
+    isolation="worker", extra=None, setup=None, adapter=OrtDml,
+)

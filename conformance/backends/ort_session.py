@@ -9,7 +9,7 @@ from typing import Any
 import onnx
 from onnx import helper
 
-from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PlacementError
+from conformance.backends.base import Availability, Backend, Execution, Graph, PlacementError
 from conformance.backends.compiled import Compiled
 
 FALLBACK_REFUSED = "fallback to CPU EP has been explicitly disabled"
@@ -54,8 +54,6 @@ class _Opened:
 class OrtBackend(Backend):
     """A backend on one ONNX Runtime execution provider."""
 
-    kinds = ("onnx",)
-    operators = EVERY_OPERATOR
     provider: str  # e.g. "CPUExecutionProvider"
     package_hint: str  # the wheel that brings the provider
     # Offer a declined one-node graph again behind an Identity (OpenVINO's provider needs it).

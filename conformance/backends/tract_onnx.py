@@ -29,6 +29,7 @@ import onnx
 from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, WorkerLaunch
 from conformance.backends.compiled import Compiled
 from conformance.backends.install_hint import extra_hint
+from conformance.backends.record import BackendRecord
 
 PACKAGE = "tract"
 PINNED = "0.23.9"  # constraints.txt; the version tests/baselines/tract.yaml was recorded with
@@ -75,9 +76,6 @@ class _Prepared:
 
 
 class Tract(Backend):
-    name = "tract"
-    kinds = ("onnx",)
-    operators = EVERY_OPERATOR
     # Runnables kept between runs (conformance/backends/compiled.py): per graph signature with graph
     # reuse, else the last graph's only.
     _runnables: Compiled[_Prepared] | None = None
@@ -198,3 +196,10 @@ def _refusal(tract: Any, exc: BaseException) -> BaseException:
         cut: BaseException = tract.TractError(tract_message(exc))
         return cut
     return exc
+
+
+RECORD = BackendRecord(
+    name="tract", runtime="tract (Sonos), through its Python bindings", packages=("tract",),
+    kernels="CPU, tract's own Rust kernels", kinds=("onnx",), operators=EVERY_OPERATOR,
+    isolation="worker", extra="tract", setup=None, adapter=Tract,
+)

@@ -18,6 +18,28 @@ class Interrupted(BaseException):
         self.name = signal.Signals(signum).name
 
 
+class _Held:
+    """Statements a signal must not split (held()): how deep, and the signal that came."""
+
+    depth = 0
+    pending: int | None = None
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """A few statements a signal must not split (a result added to the run's list and to its
+    stream on disk: results.json and results.jsonl must hold the same results): a signal
+    during them raises Interrupted as they end."""
+    _Held.depth += 1
+    try:
+        yield
+    finally:
+        _Held.depth -= 1
+    if _Held.depth == 0 and _Held.pending is not None:
+        signum, _Held.pending = _Held.pending, None
+        raise Interrupted(signum)
+
+
 class Received:
     """The signal received, if any: for code under a library that may swallow the
     exception (hypothesis, raised into while it draws data, reports a flaky strategy)."""
@@ -35,7 +57,9 @@ def interruptible(at_once: bool = True) -> Iterator[Received]:
     def stop(signum: int, frame: object) -> None:
         if received.signum is None:  # once: a second signal must not cut the workers' clean-up short
             received.signum = signum
-            if at_once:
+            if at_once and _Held.depth:
+                _Held.pending = signum
+            elif at_once:
                 raise Interrupted(signum)
 
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}

@@ -335,6 +335,8 @@ def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str
     heads = [{
         "name": backend, "span": sum(1 for b, _ in columns if b == backend),
         "semantics": str(described.get(backend, {}).get("semantics", "")), "machines": machines_of.get(backend, []),
+        # Where its kernels run, as its record says (results files before records have none).
+        "kernels": str(described.get(backend, {}).get("kernels", "")),
     } for backend in backends if backend in families]
     rows = []
     for case in dict.fromkeys(r.case for r in results):

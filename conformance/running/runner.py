@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,22 +19,11 @@ from conformance.operator.graph import outside_graphs
 from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.operator.outcome import Judgement, Outcome, Outputs, Raised
 from conformance.operator.signatures import signature
-from conformance.ops.registry import all_variants, operator
+from conformance.ops.registry import operator
 from conformance.results.records import Result
 
 # Worst first: the verdict a repeated case keeps is its worst run's.
 SEVERITY = ("crash", "fail", "error", "divergent", "pass")
-
-
-def variants_for(backend: Backend, case: Case | None = None, takes: Collection[str] | None = None,
-                 op: str | None = None) -> list[Variant]:
-    """The graph variants the backend takes; with a case, those that run on it (Variant.runs_on).
-    `takes`: the keys (variant_key) of the variants it takes, as its worker answered (workers.takes_of);
-    without it, backend.runs() is asked here (a backend's own code, in this process)."""
-    op = case.op if case is not None else op
-    variants = all_variants() if op is None else operator(op).variants()
-    return [v for v in variants
-            if (backend.runs(v) if takes is None else variant_key(v) in takes) and (case is None or v.runs_on(case))]
 
 
 @dataclass

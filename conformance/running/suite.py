@@ -32,8 +32,9 @@ from conformance.backends.base import Backend
 from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.runner import GraphCache, execute, packable, variants_for
-from conformance.running.workers import Probe, Worker, crash_result, isa_of, probe_here, takes_of
+from conformance.running.probed import Probed, carried
+from conformance.running.runner import GraphCache, execute, packable
+from conformance.running.workers import Probe, Worker, crash_result, probe_here
 
 Executor = Callable[[Case, Variant], Result]
 # Graphs run as one model: each one's final result, or None (to run alone); None for all
@@ -43,12 +44,12 @@ PackExecutor = Callable[[list[tuple[Case, Variant]]], "list[Result | None] | Non
 Answered = Callable[[str, Probe, float], None]
 
 
-def unavailable(case: Case, backend: Backend, probe: Probe) -> Iterator[Result]:
+def unavailable(case: Case, probed: Probed) -> Iterator[Result]:
     """The skips of a backend that cannot run, one per graph variant it would have taken."""
-    for variant in variants_for(backend, case, takes_of(backend, probe)):
-        yield Result(case.id, backend.name, variant.graph, variant.k_label, "skip",
-                     message=f"{backend.name} is not available: {probe.availability.reason}", tags=list(case.tags),
-                     case_file=str(case.file), x_shape=variant.x_shape, isa=isa_of(probe))
+    for variant in probed.variants(case):
+        yield Result(case.id, probed.name, variant.graph, variant.k_label, "skip",
+                     message=f"{probed.name} is not available: {probed.availability.reason}", tags=list(case.tags),
+                     case_file=str(case.file), x_shape=variant.x_shape, isa=probed.isa)
 
 
 class Executors:
@@ -68,8 +69,8 @@ class Executors:
         self.workers: dict[str, list[Worker]] = {}
         self.in_process: dict[str, Backend] = {}
         self.graphs = GraphCache(reuse=graph_reuse)
-        # What each backend answered in its worker (or here, in-process): the main process
-        # never calls a backend's runs() or isa() itself.
+        # What each backend answered in its worker (or here, in-process), completed once
+        # (probed.carried): the main process never calls a backend's runs() or isa() itself.
         self.probes: dict[str, Probe] = {}
 
     def _first_worker(self, backend: Backend) -> Worker:
@@ -78,16 +79,12 @@ class Executors:
             pool.append(Worker(backend, self.timeout, self.graph_reuse, answered=self.probes.get(backend.name)))
         return pool[0]
 
-    def adopt(self, probes: dict[str, Probe]) -> None:
+    def adopt(self, probed: Sequence[Probed]) -> None:
         """The backends' answers, asked by the caller (with these executors or others)."""
-        self.probes.update(probes)
+        self.probes.update({p.name: p.probe for p in probed})
         for name, pool in self.workers.items():
             for worker in pool:
-                worker.answered = worker.answered or probes.get(name)
-
-    def takes(self, backend: Backend) -> tuple[str, ...]:
-        """The graph variants (labels) the backend takes, as it answered (workers.takes_of)."""
-        return takes_of(backend, self.probes.get(backend.name))
+                worker.answered = self.probes.get(name, worker.answered)
 
     def for_backend(self, backend: Backend) -> Executor:
         """One graph at a time (the pytest plugin's way): the backend's first worker."""
@@ -96,16 +93,15 @@ class Executors:
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
 
-    def packs_for_backend(self, backend: Backend) -> PackExecutor | None:
+    def packs_for(self, probed: Probed) -> PackExecutor | None:
         """Packs of graphs on the backend's first worker, waited for (the fuzzer's way); None
         where the backend runs no packs (its probe's answer) or runs in this process."""
-        probe = self.probes.get(backend.name)
-        if not self.isolate or probe is None or not probe.packs:
+        if not self.isolate or not probed.packs:
             return None
-        return self._first_worker(backend).execute_pack
+        return self._first_worker(probed.backend).execute_pack
 
     @staticmethod
-    def probe_once(backends: Sequence[Backend], timeout: float, answered: Answered | None = None) -> dict[str, Probe]:
+    def probe_once(backends: Sequence[Backend], timeout: float, answered: Answered | None = None) -> list[Probed]:
         """Each backend's availability and description, asked in its own worker (as it will
         start for runs: held to its limit, emulated), the workers stopped after."""
         executors = Executors(timeout=timeout)
@@ -114,19 +110,20 @@ class Executors:
         finally:
             executors.close()
 
-    def probe(self, backends: Sequence[Backend], answered: Answered | None = None) -> dict[str, Probe]:
-        """Each backend's availability and description, asked in its worker (all at once,
-        each under the time limit) or, in-process, here; `answered` is told of each answer
-        as it comes (name, probe, seconds since the first worker was started)."""
+    def probe(self, backends: Sequence[Backend], answered: Answered | None = None) -> list[Probed]:
+        """Each backend's availability, description, tier and the graph variants it takes,
+        asked once in its worker (all at once, each under the time limit) or, in-process, here,
+        and carried from here on (Probed); `answered` is told of each answer as it comes (name,
+        probe, seconds since the first worker was started)."""
         began = time.monotonic()
         if not self.isolate:
-            answers = {}
+            probed = []
             for backend in backends:
-                answers[backend.name] = probe_here(backend)
+                probed.append(carried(backend, probe_here(backend)))
                 if answered is not None:
-                    answered(backend.name, answers[backend.name], time.monotonic() - began)
-            self.probes.update(answers)
-            return answers
+                    answered(backend.name, probed[-1].probe, time.monotonic() - began)
+            self.adopt(probed)
+            return probed
         workers = [self._first_worker(b) for b in backends]
         for worker in workers:
             worker.spawn()  # all start at once (from this thread: a worker dies with the thread that started it)
@@ -147,9 +144,9 @@ class Executors:
         for worker, probe in zip(workers, probes, strict=True):
             if not probe.availability.available:
                 worker.stop()  # nothing will run there
-        answers = {backend.name: probe for backend, probe in zip(backends, probes, strict=True)}
-        self.probes.update(answers)
-        return answers
+        probed = [carried(backend, probe) for backend, probe in zip(backends, probes, strict=True)]
+        self.adopt(probed)
+        return probed
 
     def idle_worker(self, backend: Backend, busy: Iterable[Worker]) -> Worker:
         """A worker of the backend that has no unit now: an existing one, or a new one (not
@@ -389,10 +386,10 @@ class _Parallel:
         self._advance(lane)
 
 
-def ordered(results: Iterable[Result], cases: Sequence[Case], backends: Sequence[Backend]) -> list[Result]:
-    """Results in the order a sequential run gives them: by case, backend, graph variant."""
+def ordered(results: Iterable[Result], cases: Sequence[Case], backends: Sequence[str]) -> list[Result]:
+    """Results in the order a sequential run gives them: by case, backend (by name), graph variant."""
     case_at = {case.id: i for i, case in enumerate(cases)}
-    backend_at = {backend.name: i for i, backend in enumerate(backends)}
+    backend_at = {name: i for i, name in enumerate(backends)}
     # A backend's variants are a subsequence of all_variants(): their order is its order.
     variant_at = {f"{v.op}:{v.graph}-{v.k_label}": i for i, v in enumerate(all_variants())}
     end = len(case_at) + len(backend_at) + len(variant_at)
@@ -408,12 +405,22 @@ def run_cases(
     cases: Sequence[Case], backends: Sequence[Backend],
     on_result: Callable[[Result], None] = lambda result: None,
     isolate: bool = True, timeout: float = 60.0, executors: Executors | None = None,
-    probes: dict[str, Probe] | None = None, jobs: int = 1, graph_reuse: bool = True,
+    jobs: int = 1, graph_reuse: bool = True,
 ) -> list[Result]:
-    """Every case on every backend, `jobs` graphs at a time (with `executors` from the
-    caller, its own settings hold). `executors` and `probes` from the caller (who may have
-    shown the backends' descriptions already) are used, and closed, here."""
+    """Every case on every backend, each probed first (run_probed)."""
     executors = executors or Executors(isolate, timeout, jobs, graph_reuse)
+    try:
+        probed = executors.probe(backends)
+    except BaseException:
+        executors.close()
+        raise
+    return run_probed(cases, probed, on_result, executors)
+
+
+def run_probed(cases: Sequence[Case], probed: Sequence[Probed], on_result: Callable[[Result], None],
+               executors: Executors) -> list[Result]:
+    """Every case on every probed backend, `jobs` graphs at a time, as the executors' settings
+    say; the executors (which may have probed the backends) are closed here."""
     results: list[Result] = []
 
     def emit(result: Result) -> None:
@@ -421,31 +428,26 @@ def run_cases(
         on_result(result)
 
     try:
-        if probes is None:
-            probes = executors.probe(backends)
-        else:
-            executors.adopt(probes)
+        executors.adopt(probed)
         if executors.isolate:
-            _Parallel(executors, emit).run(_units(cases, backends, probes, emit, executors.pack, executors.alone))
+            _Parallel(executors, emit).run(_units(cases, probed, emit, executors.pack, executors.alone))
         else:
             for case in cases:
-                for backend in backends:
-                    probe = probes[backend.name]
-                    if probe.availability.available:
-                        run = executors.for_backend(backend)
-                        for variant in variants_for(backend, case, takes_of(backend, probe)):
+                for backend in probed:
+                    if backend.available:
+                        run = executors.for_backend(backend.backend)
+                        for variant in backend.variants(case):
                             emit(run(case, variant))
                     else:
-                        for result in unavailable(case, backend, probe):
+                        for result in unavailable(case, backend):
                             emit(result)
                 executors.graphs.forget_all()  # one case's graphs are not needed by the next
     finally:
         executors.close()
-    return ordered(results, cases, backends)
+    return ordered(results, cases, [p.name for p in probed])
 
 
-def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str, Probe],
-           emit: Callable[[Result], None], pack: int = 1,
+def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Result], None], pack: int = 1,
            alone: Collection[tuple[str, str, str, str, str]] = ()) -> Iterator[_Unit | _Pack]:
     """The units of work in sequential order; an unavailable backend's skips are emitted
     in their place. With `pack` > 1, a backend that runs packs gets its graphs of packable
@@ -453,27 +455,27 @@ def _units(cases: Sequence[Case], backends: Sequence[Backend], probes: dict[str,
     names (known not to pass: they would run again alone), which run alone at once."""
     pending: dict[str, list[tuple[Case, Variant]]] = {}
     for case in cases:
-        for backend in backends:
-            probe = probes[backend.name]
-            if not probe.availability.available:
-                for result in unavailable(case, backend, probe):
+        for each in probed:
+            if not each.available:
+                for result in unavailable(case, each):
                     emit(result)
                 continue
-            variants = variants_for(backend, case, takes_of(backend, probe))
-            if pack > 1 and probe.packs and packable(case):
-                known = [v for v in variants if (case.op, backend.name, case.id, v.graph, v.k_label) in alone]
+            backend = each.backend
+            variants = each.variants(case)
+            if pack > 1 and each.packs and packable(case):
+                known = [v for v in variants if (case.op, each.name, case.id, v.graph, v.k_label) in alone]
                 if known:
                     yield _Unit(case, backend, known)
-                items = pending.setdefault(backend.name, [])
+                items = pending.setdefault(each.name, [])
                 items.extend((case, variant) for variant in variants if variant not in known)
                 while len(items) >= pack:
                     yield _Pack(backend, items[:pack])
                     del items[:pack]
             else:
                 yield _Unit(case, backend, variants)
-    for backend in backends:
-        if pending.get(backend.name):
-            yield _pack_of(backend, pending[backend.name])
+    for each in probed:
+        if pending.get(each.name):
+            yield _pack_of(each.backend, pending[each.name])
 
 
 def _pack_of(backend: Backend, items: list[tuple[Case, Variant]]) -> _Unit | _Pack:

@@ -61,15 +61,6 @@ class PackRequest:
     items: tuple[tuple[Case, Variant], ...]
 
 
-def takes_of(backend: Backend, probe: Probe | None) -> tuple[str, ...]:
-    """The graph variants (labels) the backend takes, as its worker answered; with no
-    answer, the interface's default (the variants of its `kinds`), without calling it."""
-    if probe is not None and probe.takes is not None:
-        return probe.takes
-    taken = backend.operators_taken()
-    return tuple(variant_key(v) for v in all_variants() if v.kind in backend.kinds and v.op in taken)
-
-
 def isa_of(probe: Probe | None) -> str:
     """The backend's isa() as its worker answered; with no answer, the interface's default
     (the tier of this CPU)."""
@@ -110,7 +101,7 @@ def probe_here(backend: Backend) -> Probe:
         isa = _asked("isa()", backend.isa)
         if not isinstance(isa, str) or len(isa) > ISA_LIMIT:
             raise _Unusable(f"isa() returned {short_repr(isa)}, not a str of at most {ISA_LIMIT} characters")
-        takes = _takes(backend)
+        takes = takes_here(backend)
     except _Unusable as exc:
         # Unavailable already: its own reason stands, and the defaults stand for the answers.
         return Probe(status if not status.available else Availability(False, str(exc)), {})
@@ -125,7 +116,8 @@ def probe_here(backend: Backend) -> Probe:
     return Probe(status, {**machine.describe(isa), **info}, takes, isa, packs is True)
 
 
-def _takes(backend: Backend) -> tuple[str, ...]:
+def takes_here(backend: Backend) -> tuple[str, ...]:
+    """The keys of the graph variants the backend takes: its runs(), asked here."""
     takes = []
     # Only the operators it says it takes are asked about (a plugin of interface 2: TopK).
     taken = backend.operators_taken()

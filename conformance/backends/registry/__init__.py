@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import TypeGuard
 
-from conformance.backends import isa_limit
+from conformance.backends import onnx_reference, openvino_native, ort_cpu, ort_cuda, ort_dml, ort_openvino, tract_onnx
 from conformance.backends.base import (
     INTERFACE_VERSION,
     SUPPORTED_INTERFACE_VERSIONS,
@@ -28,18 +28,26 @@ from conformance.backends.base import (
     Execution,
     Graph,
 )
-from conformance.backends.onnx_reference import OnnxReference
-from conformance.backends.openvino_native import OpenVINO
-from conformance.backends.ort_cpu import OrtCpu
-from conformance.backends.ort_cuda import OrtCuda
-from conformance.backends.ort_dml import OrtDml
-from conformance.backends.ort_openvino import OrtOpenVINO
-from conformance.backends.tract_onnx import Tract
-from conformance.backends.web.ort_web import OrtWebWasm, OrtWebWebGpu
-from conformance.backends.wine.directml import DirectMLWine
-from conformance.backends.wine.ort_dml import OrtDmlWine
+from conformance.backends.record import BackendRecord, SetupStep
+from conformance.backends.web import ort_web
+from conformance.backends.wine import directml
+from conformance.backends.wine import ort_dml as ort_dml_wine
 
-OPENVINO_DEVICES = ("CPU", "GPU", "NPU")
+# The suite's own backends, in the order runs and results list them: one line each.
+RECORDS: tuple[BackendRecord, ...] = (
+    onnx_reference.RECORD,
+    ort_cpu.RECORD,
+    ort_openvino.RECORD,
+    ort_cuda.RECORD,
+    ort_dml.RECORD,
+    ort_dml_wine.RECORD,
+    directml.RECORD,
+    *openvino_native.DEVICES,
+    tract_onnx.RECORD,
+    *openvino_native.HELD_TO_A_TIER,
+    ort_web.WASM,
+    ort_web.WEBGPU,
+)
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
 # A backend's name (docs/vendors/backends.md): letters, digits, dashes between them; it goes
@@ -54,11 +62,17 @@ def valid_name(name: object) -> TypeGuard[str]:
 
 
 def builtin_backends() -> list[Backend]:
-    return [
-        OnnxReference(), OrtCpu(), OrtOpenVINO(), OrtCuda(), OrtDml(), OrtDmlWine(), DirectMLWine(),
-        *(OpenVINO(device) for device in OPENVINO_DEVICES), Tract(),
-        *(OpenVINO("CPU", limit) for limit in isa_limit.LIMITS), OrtWebWasm(), OrtWebWebGpu(),
-    ]
+    return [record.make() for record in RECORDS]
+
+
+def setup_steps() -> dict[str, SetupStep]:
+    """`topk-conformance setup NAME`: every step a record names, by name, in record order."""
+    return {record.setup.name: record.setup for record in RECORDS if record.setup is not None}
+
+
+def set_up_by(step: SetupStep) -> list[Backend]:
+    """The backends a setup step makes available."""
+    return [record.make() for record in RECORDS if record.setup == step]
 
 
 def all_backends() -> list[Backend]:
@@ -85,7 +99,7 @@ def load_plugin(entry: metadata.EntryPoint, number: int = 1) -> list[Backend]:
     try:
         made = list(entry.load()())
     except Exception as exc:
-        return [UnusablePlugin(safe, f"plugin {origin} failed to load: {type(exc).__name__}: {exc}")]
+        return [UnusablePlugin(safe, f"plugin {origin} failed to load: {type(exc).__name__}: {exc}{_moved(exc)}")]
     checked: list[Backend] = []
     for position, backend in enumerate(made):
         problem = interface_problem(backend)
@@ -97,6 +111,15 @@ def load_plugin(entry: metadata.EntryPoint, number: int = 1) -> list[Backend]:
             name = safe if len(made) == 1 else f"{safe}#{position + 1}"
         checked.append(UnusablePlugin(name, f"plugin {origin}: {problem}"))
     return checked
+
+
+def _moved(exc: Exception) -> str:
+    """What a plugin written for the import path before 0.2 (the top-level `backends`) must change."""
+    if isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == "backends":
+        return ("; the suite's backend interface moved from the top-level package `backends` to "
+                "`conformance.backends` in topk-conformance 0.2: import Backend and the rest from "
+                "conformance.backends.base (docs/vendors/backends.md)")
+    return ""
 
 
 def _safe_entry_name(entry: metadata.EntryPoint, number: int) -> str:

@@ -24,7 +24,8 @@ from conformance.backends.base import (
     PlacementError,
 )
 from conformance.backends.ort_session import operator_type
-from conformance.backends.web import protocol
+from conformance.backends.record import BackendRecord
+from conformance.backends.web import protocol, provision
 from conformance.backends.web.browser_host import BrowserHost, NoAdapter
 from conformance.backends.web.environment import PACKAGE, VERSION, WebSetup, default_setup
 from conformance.backends.web.hosts import Host, Hung
@@ -32,8 +33,6 @@ from conformance.backends.web.node_host import NodeHost
 
 
 class OrtWebBackend(Backend):
-    kinds = ("onnx",)
-    operators = EVERY_OPERATOR
     provider: str  # ONNX Runtime's name of the provider the operator's node must be placed on
 
     def __init__(self, setup: WebSetup | None = None) -> None:
@@ -158,7 +157,6 @@ class OrtWebBackend(Backend):
 
 
 class OrtWebWasm(OrtWebBackend):
-    name = "ort-web-wasm"
     # ONNX Runtime Web's wasm backend is ONNX Runtime's CPU provider, compiled to WebAssembly.
     provider = "CPUExecutionProvider"
 
@@ -179,7 +177,6 @@ class OrtWebWasm(OrtWebBackend):
 
 
 class OrtWebWebGpu(OrtWebBackend):
-    name = "ort-web-webgpu"
     provider = "WebGpuExecutionProvider"
 
     def missing(self) -> str:
@@ -211,3 +208,16 @@ def _playwright_version() -> str:
         return metadata.version("playwright")
     except metadata.PackageNotFoundError:
         return "?"
+
+
+WASM = BackendRecord(
+    name="ort-web-wasm", runtime="ONNX Runtime Web (wasm execution provider), in Node.js", packages=(PACKAGE,),
+    kernels="WebAssembly, ONNX Runtime's CPU kernels compiled to wasm, in Node.js", kinds=("onnx",),
+    operators=EVERY_OPERATOR, isolation="host process", extra=None, setup=provision.SETUP, adapter=OrtWebWasm,
+)
+WEBGPU = BackendRecord(
+    name="ort-web-webgpu", runtime="ONNX Runtime Web (WebGPU execution provider), in headless Chromium",
+    packages=(PACKAGE,), kernels="WebGPU shaders in headless Chromium (Dawn; SwiftShader where there is no GPU)",
+    kinds=("onnx",), operators=EVERY_OPERATOR, isolation="browser", extra="web", setup=provision.SETUP,
+    adapter=OrtWebWebGpu,
+)

@@ -9,8 +9,9 @@ import shutil
 import subprocess
 import tempfile
 
+from conformance.backends.record import SetupStep
 from conformance.backends.setup_steps import Say, SetupError, install_packages
-from conformance.backends.web.environment import COMMANDS, JS, PACKAGE, VERSION, WebSetup, lock_digest
+from conformance.backends.web.environment import COMMANDS, JS, PACKAGE, VERSION, WebSetup, default_setup, lock_digest
 
 
 def install_commands(say: Say) -> None:
@@ -50,3 +51,12 @@ def provision(setup: WebSetup, say: Say = print) -> None:
     """Every step in order; raises SetupError with what to do when one cannot be done."""
     install_commands(say)
     install_package(setup, say)
+
+
+# Each backend starts its Node or its Chromium page (and asks for an adapter) in a worker.
+def _provision_here(say: Say) -> None:
+    provision(default_setup(), say=say)
+
+
+SETUP = SetupStep("web", "Chromium (Debian's), Node.js and onnxruntime-web from the npm lockfile, for the ONNX "
+                  "Runtime Web backends", _provision_here)

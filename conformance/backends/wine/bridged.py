@@ -9,7 +9,7 @@ import contextlib
 from abc import abstractmethod
 from typing import Any
 
-from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, BackendCrash, Execution, Graph
+from conformance.backends.base import Availability, Backend, BackendCrash, Execution, Graph
 from conformance.backends.wine.bridge import Bridge, BridgeRefused
 from conformance.backends.wine.environment import WineSetup, default_setup, translation_layer
 from conformance.ops.registry import OPERATORS
@@ -25,10 +25,12 @@ class ProofFailed(RuntimeError):
     """The bridge ran, but not to the known answer."""
 
 
+# Where both Wine backends' kernels run (their records' `kernels`).
+WINE_KERNELS = "Vulkan shaders on Mesa lavapipe (a CPU Vulkan), DirectML's own, through Wine's Direct3D 12"
+
+
 class BridgedBackend(Backend):
     """A backend whose runs go through bridge.exe under Wine."""
-
-    operators = EVERY_OPERATOR
 
     def __init__(self, setup: WineSetup | None = None) -> None:
         self.setup = setup or default_setup()

@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
-from conformance.backends.base import Execution, Graph
+from conformance.backends.base import EVERY_OPERATOR, Execution, Graph
+from conformance.backends.record import BackendRecord
+from conformance.backends.wine import provision
 from conformance.backends.wine.bridge import (
     MEMBER_FLOAT,
     MEMBER_INPUT_TENSOR,
@@ -25,7 +27,7 @@ from conformance.backends.wine.bridge import (
     Payload,
     parse_info,
 )
-from conformance.backends.wine.bridged import BridgedBackend
+from conformance.backends.wine.bridged import WINE_KERNELS, BridgedBackend
 from conformance.backends.wine.environment import WineSetup
 from conformance.core.dtypes import DTYPES, INDEX_DTYPES, element_type
 from conformance.graphs.directml import DirectMLDescription, Float, InputTensor, Int, OutputTensor, UInt, UIntArray
@@ -77,8 +79,6 @@ def execution(outputs: dict[str, np.ndarray[Any, Any]], placement: str) -> Execu
 
 
 class DirectMLWine(BridgedBackend):
-    name = "directml-wine"
-    kinds = ("directml",)
 
     def __init__(self, setup: WineSetup | None = None) -> None:
         super().__init__(setup)
@@ -125,3 +125,10 @@ class DirectMLWine(BridgedBackend):
             raise RuntimeError(f"DirectML refused {description.operator}: {exc}") from None
         placement = f"DirectML.dll {self._info.get('directml_dll', '?')} on {self._info.get('adapter', '?')} (Wine)"
         return execution(reply.named_tensors(), placement)
+
+
+RECORD = BackendRecord(
+    name="directml-wine", runtime="DirectML (DirectML.dll of the onnxruntime-directml wheel) under Wine",
+    packages=("onnxruntime-directml",), kernels=WINE_KERNELS, kinds=("directml",), operators=EVERY_OPERATOR,
+    isolation="host process", extra=None, setup=provision.SETUP, adapter=DirectMLWine,
+)

@@ -10,8 +10,10 @@ from typing import Any
 
 import onnx
 
-from conformance.backends.base import BackendCrash, Execution, Graph, PlacementError
+from conformance.backends.base import EVERY_OPERATOR, BackendCrash, Execution, Graph, PlacementError
 from conformance.backends.ort_session import FALLBACK_REFUSED, OrtBackend, operator_type
+from conformance.backends.record import BackendRecord
+from conformance.backends.wine import provision
 from conformance.backends.wine.bridge import (
     OP_DML_INFO,
     OP_ORT_INFO,
@@ -21,15 +23,13 @@ from conformance.backends.wine.bridge import (
     Payload,
     parse_info,
 )
-from conformance.backends.wine.bridged import BridgedBackend
+from conformance.backends.wine.bridged import WINE_KERNELS, BridgedBackend
 from conformance.backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
 
 DML_PROVIDER = "DmlExecutionProvider"
 
 
 class OrtDmlWine(BridgedBackend, OrtBackend):
-    name = "ort-dml-wine"
-    kinds = ("onnx",)
     provider = DML_PROVIDER
     package_hint = f"{WHEEL_PACKAGE}=={WHEEL_VERSION} under Wine (`topk-conformance setup directml`)"
 
@@ -104,3 +104,10 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         }
         if placed_on != {DML_PROVIDER}:
             raise PlacementError(f"{op_type} was assigned to {sorted(placed_on) or 'no provider'}, not {DML_PROVIDER}")
+
+
+RECORD = BackendRecord(
+    name="ort-dml-wine", runtime="ONNX Runtime (DirectML execution provider), the Windows wheel under Wine",
+    packages=("onnxruntime-directml",), kernels=WINE_KERNELS, kinds=("onnx",), operators=EVERY_OPERATOR,
+    isolation="host process", extra=None, setup=provision.SETUP, adapter=OrtDmlWine,
+)

@@ -1,0 +1,106 @@
+"""The backend record: one declarative place per backend that says what the stages need to
+know of it (in the spirit of the operator record, conformance/operator/record.py). The
+adapter (a Backend subclass) runs graphs; the record names it, says what it takes and where
+its kernels run, how it is isolated, and what makes it available. The adapter takes its name,
+graph kinds, operators, packs and default from the record, never from attributes of its own:
+a record whose `adapter` is the class binds the class as it is made (so the class, and a
+test's subclass of it, is the backend the record describes); one whose `adapter` makes an
+instance of a class several records share (OpenVINO's devices) binds the instance."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from conformance.operator.interfaces import GraphKind
+
+if TYPE_CHECKING:
+    from conformance.backends.base import Backend
+
+Say = Callable[[str], None]
+
+# How a backend's runs are kept apart from the suite (the worker is always its own process):
+#   worker        the runtime is loaded in the worker itself
+#   host process  the worker drives a process of its own (Node.js, a Windows program under Wine)
+#   browser       the worker drives a headless Chromium page
+#   emulator      the worker itself runs on an emulated CPU (QEMU user mode)
+Isolation = Literal["worker", "host process", "browser", "emulator"]
+ISOLATIONS: tuple[Isolation, ...] = ("worker", "host process", "browser", "emulator")
+
+
+@dataclass(frozen=True)
+class SetupStep:
+    """`topk-conformance setup NAME`: what installs a backend's parts here (idempotent). `run`
+    does the steps and raises SetupError (conformance/backends/setup_steps.py) with one line
+    saying what to do where it cannot; the backends whose record names the step are then
+    asked whether they are available, in their workers (`probe_seconds`) or, with None,
+    in the setup's own process."""
+
+    name: str
+    what: str  # for `setup --help`: what it installs, for which backends
+    run: Callable[[Say], None]
+    probe_seconds: float | None = 120.0
+
+
+@dataclass(frozen=True)
+class BackendRecord:
+    name: str  # as --backend, results and baselines name it (contract section 4)
+    runtime: str  # the runtime, as its makers call it
+    # The packages whose versions its description reports (describe() reads them from the
+    # runtime itself, in the worker: the version that ran, not the one on the path here).
+    packages: tuple[str, ...]
+    kernels: str  # the kernel family and device it runs on, as the report calls it
+    kinds: tuple[GraphKind, ...]  # the graph dialects it takes
+    operators: tuple[str, ...]  # the operators (case `op`) whose graphs it takes
+    isolation: Isolation
+    # What makes it available: the pip extra (None: the base install), the setup step.
+    extra: str | None
+    setup: SetupStep | None
+    # Makes the adapter (arguments: a test's own setup). Records travel to workers with their
+    # backend: a class or a functools.partial, never a lambda (which cannot be pickled).
+    adapter: type[Backend] | Callable[..., Backend]
+    packs: bool = False  # it runs several graphs as one model (Backend.run_pack)
+    # Run when no --backend names the backends (False: only when named, such as a backend
+    # that re-runs another's row on an emulated CPU, about 3 times slower).
+    by_default: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.adapter, type):
+            self.bind(self.adapter)
+
+    def bind(self, adapter: Backend | type[Backend]) -> None:
+        """The adapter (a class, or an instance) takes what the record says of it."""
+        adapter.record = self
+        adapter.name = self.name
+        adapter.kinds = self.kinds
+        adapter.operators = self.operators
+        adapter.packs = self.packs
+        adapter.by_default = self.by_default
+
+    def make(self, *args: Any, **kwargs: Any) -> Backend:
+        """The adapter, under this record's name and with what it takes."""
+        backend = self.adapter(*args, **kwargs)
+        self.bind(backend)
+        return backend
+
+    def described(self) -> dict[str, str]:
+        """What the record adds to a backend's description in results and the report."""
+        return {"runtime": self.runtime, "kernels": self.kernels, "isolation": self.isolation}
+
+
+def record_of(backend: Backend) -> BackendRecord:
+    """The backend's record: its own (the suite's backends), or one a plugin's attributes make
+    (what it declares; the rest unknown to the suite). A record binds its class or its instance
+    (BackendRecord.bind): a subclass of the suite's adapter, under a name of its own, is not
+    the backend that record describes."""
+    record = backend.__dict__.get("record") or type(backend).__dict__.get("record")
+    if isinstance(record, BackendRecord) and record.name == backend.name:
+        return record
+    packs = getattr(backend, "packs", False)
+    cls = type(backend)
+    return BackendRecord(
+        name=backend.name, runtime=f"plugin {cls.__module__}.{cls.__qualname__}", packages=(), kernels="",
+        kinds=backend.kinds, operators=backend.operators_taken(), isolation="worker", extra=None, setup=None,
+        adapter=lambda: backend, packs=packs is True, by_default=getattr(backend, "by_default", True) is not False,
+    )
