@@ -25,7 +25,9 @@ from conformance.results.output import LOCK_NAME, STREAM_NAME, FolderInUse, Outp
 
 CASE = "dml-top-k1-example-1"
 RESULT = {"case": "c", "backend": "ort-cpu", "graph": "onnx-opset11", "k_source": "input", "verdict": "pass",
-          "rules": [], "domain": "defined", "message": "", "seconds": 0.1}
+          "rules": [], "domain": "defined", "message": "", "seconds": 0.1, "op": "topk"}
+# As files from before operators were recorded wrote it.
+WITHOUT_OP = {key: value for key, value in RESULT.items() if key != "op"}
 
 
 def main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str]:
@@ -297,6 +299,14 @@ BAD_RESULTS = {
                     '"verdict": "pass", "seconds": NaN}]}', "", "NaN is not a JSON number"),
     "deep": ('{"results": [], "environment": ' + "[" * 100_000 + "]" * 100_000 + "}", "", "nested too deep"),
     "binary": (b"\x89PNG\r\n\x1a\n\x00".decode("latin-1"), "", "not UTF-8"),
+    # Text that would end a comment line of the report's repro and become code.
+    "case-id-with-a-newline": ({"results": [dict(RESULT, case="c\nimport os; os.system('id')")]}, "results[0].case",
+                               "does not match"),
+    "backend-with-a-newline": ({"results": [dict(RESULT, backend="ort-cpu\nprint(1)")]}, "results[0].backend",
+                               "does not match"),
+    # A result without `op` is TopK's only through a TopK graph; ArgMax's (K none) is not.
+    "argmax-without-op": ({"results": [dict(WITHOUT_OP, graph="onnx-opset13", k_source="none")]}, "results[0].op",
+                          "missing, and graph 'onnx-opset13' with K 'none' is not a TopK graph"),
 }
 
 
@@ -569,3 +579,31 @@ def test_the_repro_command_of_a_case_id_that_looks_like_an_option_pastes(tmp_pat
     assert completed.returncode == 0, completed.stderr
     results = json.loads((tmp_path / "out" / "results.json").read_text())["results"]
     assert {r["case"] for r in results} == {"-rf"} and all(r["verdict"] == "pass" for r in results)
+
+
+def test_a_result_without_op_through_a_topk_graph_is_topk_and_said(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A file from before operators were recorded merges with a current one: its result is the
+    current file's TopK result (one result, a conflict at most), never a second copy."""
+    old = results_file(tmp_path / "old.json", {"results": [WITHOUT_OP]})
+    current = results_file(tmp_path / "current.json", {"results": [RESULT]})
+    status, stderr = main(capsys, "merge", old, current, "-o", tmp_path / "merged.json")
+    assert status == 0, stderr
+    assert "1 results without `op`" in stderr and "read as TopK's" in stderr
+    merged = json.loads((tmp_path / "merged.json").read_text())["results"]
+    assert [(r["case"], r["op"]) for r in merged] == [("c", "topk")]
+
+
+def test_the_reports_repro_keeps_every_field_in_its_comment() -> None:
+    """Whatever a field holds, the snippet's comment stays one line and the code stays the code."""
+    import ast
+
+    from conformance.report.repro import repro_snippet
+
+    plain = repro_snippet("c", "cases/x.yaml", "ort-cpu", "onnx-opset11", "input", "fail", ["selection"])
+    hostile = repro_snippet("c\nimport os\u2028x", "cases/x.yaml", "ort-cpu\r\nprint(1)", "g\n#", "k\x0c\nq",
+                            "fail\nboom()", ["selection\nboom()"])
+    assert len(hostile.splitlines()) == len(plain.splitlines())
+    assert ast.dump(ast.parse(hostile).body[-1]) == ast.dump(ast.parse(plain).body[-1])
+    assert len(ast.parse(hostile).body) == len(ast.parse(plain).body)
+

@@ -53,7 +53,9 @@ def repro_snippet(
         else "CASE_FILE = Path('cases')  # the case file was not recorded: set the file that defines the case"
     )
     return "\n".join([
-        f"# {case_id} on {backend} through {graph} (K {k_source}); the report says: {said or '?'}",
+        # Each field as a literal (repr): from a results file of another machine, none may end
+        # the comment and become a line of code.
+        f"# case {case_id!r} on {backend!r} through {graph!r} (K {k_source!r}); the report says: {said or '?'!r}",
         "# Run with the suite's python, from where the run was made (CASE_FILE is relative to it).",
         "from pathlib import Path",
         "",

@@ -137,6 +137,22 @@ def _stream_document(path: Path, text: str) -> dict[str, Any]:
     return document
 
 
+def _topk_or_refuse(path: Path, position: int, raw: dict[str, Any]) -> None:
+    """A result without `op` comes from a file written before ArgMax, when every result was
+    TopK's: it is read as TopK's only where its graph and K are a TopK graph variant's; any
+    other (another operator's, another tool's) is refused, naming the field, never merged
+    into TopK's results."""
+    from conformance.ops.registry import all_variants
+
+    graph, k_source = raw.get("graph"), raw.get("k_source")
+    ops = sorted({v.op for v in all_variants() if (v.graph, v.k_label) == (graph, k_source)})
+    if "topk" not in ops:
+        whose = f"it is {', '.join(ops)}'s" if ops else "no operator's"
+        raise InputError(path, f"results[{position}].op", f"missing, and graph {graph!r} with K {k_source!r} is not a "
+                         f"TopK graph ({whose}): only TopK's results may omit `op` (files from before operators "
+                         "were recorded); set `op`")
+
+
 def read_results(path: Path) -> ResultsFile:
     """A results file (results.json, or a results.jsonl stream), checked against
     conformance/schemas/results.schema.json; InputError naming the field where it is not
@@ -151,7 +167,11 @@ def read_results(path: Path) -> ResultsFile:
     machine = environment.get("machine", "") or path.parent.name
     results = []
     unknown: dict[str, int] = {}
+    untold = 0
     for position, raw in enumerate(document["results"]):
+        if "op" not in raw:
+            _topk_or_refuse(path, position, raw)
+            untold += 1
         record = {}
         for key, value in raw.items():
             if key in known:
@@ -164,6 +184,9 @@ def read_results(path: Path) -> ResultsFile:
              "version's?); dropped" for key, position in unknown.items()]
     notes += [f"{path}: {key}: a top-level field this topk-conformance does not know; dropped"
               for key in document if key not in ("environment", "backends", "case_errors", "results")]
+    if untold:
+        notes.append(f"{path}: {untold} results without `op` (a file from before operators were recorded): read as "
+                     "TopK's, each through a TopK graph")
     return ResultsFile(environment, document.get("backends", {}), document.get("case_errors", []), results, notes)
 
 
