@@ -183,3 +183,30 @@ def test_the_report_names_the_finding_of_a_discrepancy_and_its_upstream_status(t
     group = page[page.index('id="discrepancies"'):page.index('id="findings"')]
     assert '<a href="#finding-REF1"><b>REF1</b></a>' in group and "onnx#8478" in group
     assert 'id="finding-REF1"' in page and "https://github.com/onnx/onnx/issues/8478" in page
+
+
+def test_a_repro_that_hangs_in_a_child_is_killed_with_its_child_at_the_limit_given(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    root = tmp_path / "findings"
+    shutil.copytree(FINDINGS / "OV3", root / "OV3")
+    script = load_record(root / "OV3" / "finding.yaml").repro.script
+    marker = "987.654"  # a sleep no other process runs
+    (root / "OV3" / script).write_text(
+        "import subprocess, time\n"
+        f"subprocess.Popen(['sleep', '{marker}'])\n"
+        "time.sleep(600)\n", encoding="utf-8")
+    started = time.monotonic()
+    done = run_cli("findings", "--records", root, "check", "OV3", "--timeout", "3")
+    assert time.monotonic() - started < 60
+    assert done.returncode == 1 and "still running after 3 s" in done.stdout.replace("\n", " "), done.stdout
+    left = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True, check=False).stdout
+    assert not left.strip(), f"the repro's child outlived it: {left}"
+
+
+def test_a_findings_error_goes_to_stderr_on_one_line() -> None:
+    done = run_cli("findings", "report", "NOPE")
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no finding NOPE (known: "), done.stderr

@@ -20,10 +20,12 @@ from rich.table import Table
 from rich.text import Text
 
 from conformance.core.machine import host_tier
+from conformance.core.options import positive_seconds
+from conformance.core.text import printable
 from conformance.findings import docs as finding_docs
 from conformance.findings import history as finding_history
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
-from conformance.findings.running import MARKS, OUTCOMES, expected_here, run_repro
+from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, expected_here, run_repro
 from conformance.findings.upstream import issue_body
 
 
@@ -41,11 +43,16 @@ def add_parser(commands: Any) -> None:
     check.add_argument("--runtime", metavar="NAME", help="only this runtime's findings")
     check.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
     check.add_argument("--verbose", "-v", action="store_true", help="print what each repro printed")
+    check.add_argument("--timeout", type=positive_seconds, default=REPRO_SECONDS, metavar="SECONDS",
+                       help=f"a repro still running then is killed, with every process it started (default: "
+                            f"{REPRO_SECONDS:g})")
     report = verbs.add_parser("report", help="the body of an upstream issue for one finding")
     report.add_argument("id", metavar="ID")
     report.add_argument("--no-run", dest="run", action="store_false",
                         help="do not run the repro for the issue's output section")
     report.add_argument("-o", "--output", type=Path, metavar="FILE", help="write it here instead of stdout")
+    report.add_argument("--timeout", type=positive_seconds, default=REPRO_SECONDS, metavar="SECONDS",
+                        help=f"the repro's limit (default: {REPRO_SECONDS:g})")
     history = verbs.add_parser("history", help="run the repros against released versions of a runtime")
     history.add_argument("ids", nargs="*", metavar="ID", help="these findings (each on its runtime's releases)")
     history.add_argument("--runtime", metavar="NAME", help="every finding whose repro varies this distribution "
@@ -63,15 +70,20 @@ def main(args: argparse.Namespace, console: Console) -> int:
         console = Console(width=220, highlight=False)
     root = args.records or default_root()
     loaded = load_findings(root)
-    errors = Console(stderr=True, highlight=False)
     for error in loaded.errors:
-        errors.print(Text(f"error: {error}"))
+        _error(f"error: {error}")
     if not loaded.findings and not loaded.errors:
-        errors.print(Text(f"error: no finding records under {root}"))
+        _error(f"error: no finding records under {root}")
         return 2
     verb = {"list": _list, "check": _check, "report": _report, "history": _history, "docs": _docs}[args.verb]
     status = verb(args, loaded, root, console)
     return max(status, 2 if loaded.errors else 0)
+
+
+def _error(line: str) -> None:
+    """An error: on stderr (a report redirected to a file keeps only the report), one line
+    whatever the terminal's width, as it is (no markup)."""
+    print(printable(line), file=sys.stderr)
 
 
 def _chosen(args: argparse.Namespace, loaded: Loaded) -> list[Finding] | str:
@@ -90,7 +102,7 @@ def _chosen(args: argparse.Namespace, loaded: Loaded) -> list[Finding] | str:
 def _list(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
     chosen = _chosen(args, loaded)
     if isinstance(chosen, str):
-        console.print(Text(f"error: {chosen}"))
+        _error(f"error: {chosen}")
         return 2
     if not console.is_terminal:  # piped: one line per finding, tab-separated, nothing cut
         for finding in chosen:
@@ -109,13 +121,13 @@ def _list(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console
 def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
     chosen = _chosen(args, loaded)
     if isinstance(chosen, str):
-        console.print(Text(f"error: {chosen}"))
+        _error(f"error: {chosen}")
         return 2
     tier = host_tier()
     console.print(Text(f"running {len(chosen)} repros with {sys.executable} "
                        f"(this machine's tier: {tier or 'unknown'})"))
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runs = list(pool.map(run_repro, chosen))
+        runs = list(pool.map(lambda finding: run_repro(finding, timeout=args.timeout), chosen))
     table = Table(title="findings check")
     for column in ("id", "runtime", "here", "record says", "s", "why"):
         table.add_column(column, overflow="fold")
@@ -142,9 +154,9 @@ def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Consol
 def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
     finding = loaded.findings.get(args.id)
     if finding is None:
-        console.print(Text(f"error: no finding {args.id} (known: {', '.join(loaded.findings)})"))
+        _error(f"error: no finding {args.id} (known: {', '.join(loaded.findings)})")
         return 2
-    run = run_repro(finding) if args.run else None
+    run = run_repro(finding, timeout=args.timeout) if args.run else None
     issue = issue_body(finding, run)
     text = (f"<!-- for https://github.com/{issue.tracker}/issues/new -->\n"
             f"# {issue.title}\n\n{issue.body}")
@@ -159,10 +171,10 @@ def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Conso
 def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
     chosen = _chosen(args, loaded)
     if isinstance(chosen, str):
-        console.print(Text(f"error: {chosen}"))
+        _error(f"error: {chosen}")
         return 2
     if not args.ids and not args.runtime:
-        console.print(Text("error: name findings, or a runtime with --runtime"))
+        _error("error: name findings, or a runtime with --runtime")
         return 2
     by_distribution: dict[str, list[Finding]] = {}
     for finding in chosen:
@@ -211,13 +223,13 @@ def _history_table(measured: finding_history.History) -> Table:
 def _docs(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
     page: Path = args.page
     if not page.is_file():
-        console.print(Text(f"error: {page}: no such page (run this from the checkout)"))
+        _error(f"error: {page}: no such page (run this from the checkout)")
         return 2
     current = page.read_text(encoding="utf-8")
     try:
         wanted = finding_docs.render(current, loaded.findings, finding_history.read_history(root))
     except finding_docs.PageError as exc:
-        console.print(Text(f"error: {page}: {exc}"))
+        _error(f"error: {page}: {exc}")
         return 2
     if args.check:
         if wanted != current:

@@ -5,8 +5,10 @@ so a repro that writes files beside itself leaves the checkout alone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -64,20 +66,32 @@ def run_repro(finding: Finding, python: str = sys.executable, timeout: float = R
         shutil.copytree(finding.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
         _link_node_modules(finding, folder)
         try:
-            done = subprocess.run([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-                                  env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"},
-                                  start_new_session=True)
-        except subprocess.TimeoutExpired as exc:
-            output = _text(exc.stdout)
-            return ReproRun(finding.id, "broken", f"still running after {timeout:.0f} s (killed)", output,
-                            time.monotonic() - started, python)
+            # A session of its own: whatever it starts (a browser, Wine, a child that hangs) is
+            # killed with it, as a group, when it ends or runs out of time.
+            process = subprocess.Popen([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"},
+                                       start_new_session=True)
         except OSError as exc:
             return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
                             time.monotonic() - started, python)
-    output = _text(done.stdout)
-    outcome, reason = verdict(done.returncode, output)
+        try:
+            stdout, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(process.pid)
+            stdout, _ = process.communicate()
+            return ReproRun(finding.id, "broken", f"still running after {timeout:g} s (killed, with every process "
+                            "it started)", _text(stdout), time.monotonic() - started, python)
+        finally:
+            _kill_group(process.pid)  # a child it left behind dies with it
+    output = _text(stdout)
+    outcome, reason = verdict(process.returncode, output)
     return ReproRun(finding.id, outcome, reason, output, time.monotonic() - started, python)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def expected_here(finding: Finding, tier: str) -> str:
