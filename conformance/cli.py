@@ -337,10 +337,14 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
         write_results(args.out / "results.json", data)
         write_report(args.out / "report.html", data)
     except WriteError as exc:
+        if isinstance(stopped, StreamFailed):  # the first failure is the one to name
+            return _refused(f"{stopped}; the run stopped there, after {len(results)} of {total} results. "
+                            f"{_kept(folder)}; {exc}")
         return _refused(f"{exc}; {_kept(folder)}")
     if isinstance(stopped, StreamFailed):
-        return _refused(f"{stopped}; the run stopped there. {_kept(folder)}, and results.json and "
-                        f"report.html hold the {len(results)} results it finished")
+        return _refused(f"{stopped}; the run stopped there, after {len(results)} of {total} results. "
+                        f"{_kept(folder)}, and results.json and report.html hold the {len(results)} results it "
+                        "finished")
     if stopped is not None:
         print(f"topk-conformance: stopped by {stopped.name} after {len(results)} results; "
               f"they are in {args.out / 'results.json'}", file=sys.stderr)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -441,6 +442,9 @@ def test_a_full_disk_during_a_run_stops_it_with_whole_lines_and_one_clear_line(t
     assert completed.returncode == 2, completed.stderr
     assert "Traceback" not in completed.stderr
     assert "cannot write" in completed.stderr and "File too large" in completed.stderr
+    # The file that could not be written is named first, and how far the run got.
+    assert completed.stderr.strip().splitlines()[-1].startswith(f"topk-conformance: cannot write {out / STREAM_NAME}")
+    assert re.search(r"the run stopped there, after \d+ of \d+ results", completed.stderr), completed.stderr
     lines = (out / STREAM_NAME).read_text().splitlines(keepends=True)
     assert lines and all(line.endswith("\n") for line in lines)
     records = [json.loads(line) for line in lines]  # every line whole
