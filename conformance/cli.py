@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -416,29 +415,33 @@ def _setup_result(console: Console, component: str, availability: dict[str, Avai
     """0 where every backend the setup is for is available now; else 1, with one line."""
     missing = {name: status.reason for name, status in availability.items() if not status.available}
     if missing:
-        console.print(f"[bold red]setup {component}: not available[/]: "
-                      + escape("; ".join(f"{name}: {reason}" for name, reason in missing.items())))
+        _one_line(f"setup {component}: not available: "
+                  + "; ".join(f"{name}: {reason}" for name, reason in missing.items()))
         return 1
     return 0
 
 
 def _set_up(console: Console, component: str, steps: Callable[[], None]) -> bool:
     """Run a setup's steps; where one cannot be done (a SetupError, or a folder that cannot be
-    written: no home, a read-only cache, a file in the path), one line saying why."""
+    written: no home, a read-only cache, a file in the path), one line on stderr saying why."""
     from conformance.backends.setup_steps import SetupError
 
     try:
         steps()
     except SetupError as exc:
-        console.print(f"[bold red]setup {component} stopped[/]: {escape(str(exc))}")
+        _one_line(f"setup {component} stopped: {exc}")
         return False
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        why = escape(f"{where}{exc.strerror or exc}")
-        console.print(f"[bold red]setup {component} stopped[/]: cannot write {why} "
-                      "(set TOPK_CONFORMANCE_CACHE to a folder you can write)")
+        _one_line(f"setup {component} stopped: cannot write {where}{exc.strerror or exc} "
+                  "(set TOPK_CONFORMANCE_CACHE to a folder you can write)")
         return False
     return True
+
+
+def _one_line(text: str) -> None:
+    """A message on stderr as one line, however long: the terminal wraps it, not the suite."""
+    print(printable(" ".join(text.split())), file=sys.stderr)
 
 
 def _setup(console: Console, step: SetupStep) -> int:

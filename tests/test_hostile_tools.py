@@ -84,8 +84,8 @@ def test_a_setup_whose_cache_cannot_be_written_stops_with_one_line(
     completed = run_cli("setup", component, timeout=600)
     assert completed.returncode == 1, completed.stdout + completed.stderr
     assert "Traceback" not in completed.stdout + completed.stderr
-    stopped = [line for line in completed.stdout.splitlines() if f"setup {component} stopped" in line]
-    assert len(stopped) == 1 and str(tmp_path / "a-file") in stopped[0], completed.stdout
+    stopped = [line for line in completed.stderr.splitlines() if f"setup {component} stopped" in line]
+    assert len(stopped) == 1 and str(tmp_path / "a-file") in stopped[0], completed.stderr
 
 
 def test_two_files_that_disagree_on_one_result_are_a_conflict_for_baseline_too(
@@ -142,7 +142,7 @@ def test_setup_isa_limits_fails_where_its_backends_stay_unavailable(
     monkeypatch.setenv("PATH", f"{bin_dir}:{Path(sys.executable).parent}")
     completed = run_cli("setup", "isa-limits", timeout=300)
     assert completed.returncode == 1, completed.stdout + completed.stderr
-    line = next(line for line in completed.stdout.splitlines() if "setup isa-limits: not available" in line)
+    line = next(line for line in completed.stderr.splitlines() if "setup isa-limits: not available" in line)
     assert "openvino-cpu-avx2" in line and "qemu-x86_64 not found" in line, line
 
 

@@ -375,3 +375,19 @@ def test_nothing_the_webgpu_backend_starts_listens_beyond_loopback(webgpu: OrtWe
     loopback = ("0100007F:", "00000000000000000000000001000000:")
     assert all(address.startswith(loopback) for address in listening), listening
 
+
+
+def test_setup_web_without_its_registry_is_one_line_naming_npms_kept_log(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """npm pointed at a registry that refuses connections: one line on stderr, npm's error code
+    and the log kept where the line says, no stack frames on stdout."""
+    monkeypatch.setenv("TOPK_CONFORMANCE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("npm_config_registry", "http://127.0.0.1:9/")  # nothing listens on the discard port
+    monkeypatch.setenv("npm_config_fetch_retries", "0")
+    completed = run_cli("setup", "web", timeout=600)
+    assert completed.returncode == 1, completed.stdout + completed.stderr
+    assert "    at " not in completed.stdout + completed.stderr, "npm's stack frames"
+    (line,) = [line for line in completed.stderr.splitlines() if "setup web stopped" in line]
+    assert "`npm ci`" in line and "failed (exit" in line, line
+    log = line.rpartition("npm's log: ")[2].strip()
+    assert log.endswith(".log") and Path(log).is_file(), line

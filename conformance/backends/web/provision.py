@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import tempfile
 
 from conformance.backends.record import SetupStep
 from conformance.backends.setup_steps import Say, SetupError, install_packages
@@ -37,13 +36,17 @@ def install_package(setup: WebSetup, say: Say) -> None:
         raise SetupError(f"cannot write the web backends' folder {setup.root}: {exc.strerror or exc}") from None
     # --ignore-scripts: nothing the lockfile brings runs at install (protobufjs's postinstall
     # only prints a notice); npm's cache goes under ours, not into the user's home.
-    with tempfile.TemporaryDirectory() as logs:
-        command = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-                   "--cache", str(setup.root / "npm-cache"), "--logs-dir", logs]
-        completed = subprocess.run(command, cwd=setup.root, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    # npm's log is kept beside the install, where the message says (the last run's only).
+    logs = setup.root / "npm-logs"
+    shutil.rmtree(logs, ignore_errors=True)
+    command = ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+               "--cache", str(setup.root / "npm-cache"), "--logs-dir", str(logs)]
+    completed = subprocess.run(command, cwd=setup.root, stdin=subprocess.DEVNULL, capture_output=True, text=True)
     if completed.returncode != 0 or setup.installed_version() != VERSION:
-        said = (completed.stderr or completed.stdout)[-2000:]
-        raise SetupError(f"`{' '.join(command)}` in {setup.root} failed:\n{said}")
+        said = _npm_error(completed.stderr or completed.stdout)
+        kept = sorted(logs.glob("*.log"))
+        raise SetupError(f"`npm ci` in {setup.root} failed (exit {completed.returncode}): {said}"
+                         + (f"; npm's log: {kept[-1]}" if kept else ""))
     setup.update_state(lock=digest)
 
 
@@ -60,3 +63,12 @@ def _provision_here(say: Say) -> None:
 
 SETUP = SetupStep("web", "Chromium (Debian's), Node.js and onnxruntime-web from the npm lockfile, for the ONNX "
                   "Runtime Web backends", _provision_here)
+
+
+def _npm_error(output: str) -> str:
+    """What npm says went wrong, on one line: its `code` and first error line, not its stack."""
+    lines = [line.removeprefix("npm error").removeprefix("npm ERR!").strip() for line in output.splitlines()]
+    lines = [line for line in lines if line and not line.startswith(("at ", "A complete log"))]
+    code = next((line for line in lines if line.startswith("code ")), "")
+    first = next((line for line in lines if not line.startswith(("code ", "errno ", "syscall "))), "")
+    return "; ".join(part for part in (code, first) if part)[:400] or "(npm printed nothing)"
