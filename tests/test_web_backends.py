@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -391,3 +392,19 @@ def test_setup_web_without_its_registry_is_one_line_naming_npms_kept_log(tmp_pat
     assert "`npm ci`" in line and "failed (exit" in line, line
     log = line.rpartition("npm's log: ")[2].strip()
     assert log.endswith(".log") and Path(log).is_file(), line
+
+
+def test_a_damaged_install_is_unavailable_not_every_graphs_error(tmp_path: Path) -> None:
+    """The .wasm files cut short: both backends say the install is damaged (was: available, and
+    every graph an `error` charged to ONNX Runtime Web)."""
+    require_available(OrtWebWasm(SETUP))
+    copy = WebSetup(tmp_path / "web")
+    shutil.copytree(SETUP.package_dir, copy.package_dir, symlinks=True)
+    shutil.copyfile(SETUP.state_file, copy.state_file)
+    assert not copy.package_missing(), "an intact copy is as good as the install"
+    for wasm in copy.dist.glob("*.wasm"):
+        with wasm.open("r+b") as handle:
+            handle.truncate(1000)
+    for backend in (OrtWebWasm(copy), OrtWebWebGpu(copy)):
+        status = backend.availability()
+        assert not status.available and "is damaged" in status.reason and "setup web" in status.reason, status

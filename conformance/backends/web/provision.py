@@ -24,7 +24,7 @@ def install_commands(say: Say) -> None:
 
 def install_package(setup: WebSetup, say: Say) -> None:
     digest = lock_digest()
-    if setup.installed_version() == VERSION and setup.state().get("lock") == digest:
+    if not setup.package_missing():
         say(f"{PACKAGE} {VERSION}: present in {setup.root}")
         return
     say(f"{PACKAGE} {VERSION}: npm ci in {setup.root}")
@@ -47,7 +47,7 @@ def install_package(setup: WebSetup, say: Say) -> None:
         kept = sorted(logs.glob("*.log"))
         raise SetupError(f"`npm ci` in {setup.root} failed (exit {completed.returncode}): {said}"
                          + (f"; npm's log: {kept[-1]}" if kept else ""))
-    setup.update_state(lock=digest)
+    setup.update_state(lock=digest, dist=setup.dist_digest())
 
 
 def provision(setup: WebSetup, say: Say = print) -> None:
