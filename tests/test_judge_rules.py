@@ -152,6 +152,13 @@ def test_index_dtype_per_dialect(profile: Profile, index_dtype: str, ok: bool) -
         assert_fails(judgement, "dtype")
 
 
+def test_a_one_sequence_input_is_named_as_such_not_sequence_empty_list() -> None:
+    case = make_case([2, 7, 7, 1], 2)
+    judgement = judge(case, ONNX_SORTED, with_indices(case, [2, 1], ONNX_SORTED))
+    assert "; first at the only sequence: got indices [2, 1]" in judgement.message, judgement.message
+    assert "[]" not in judgement.message
+
+
 def test_tie_order() -> None:
     case = make_case([2, 7, 7, 1], 2)
     assert_passes(judge(case, ONNX_SORTED, with_indices(case, [1, 2], ONNX_SORTED)))

@@ -128,7 +128,7 @@ def _rate(counts: Counter[str]) -> str:
 def message_kind(message: str) -> str:
     """A message with its particulars (numbers, lists, addresses, quoted names) blanked,
     so that the same failure on different inputs groups together."""
-    text = message.split("; first at sequence", 1)[0]
+    text = re.split(r"; first at (?:the only )?sequence", message, maxsplit=1)[0]
     text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
     for _ in range(3):  # nested lists, innermost first
         text = re.sub(r"\[[^\[\]]*\]", "[…]", text)
@@ -447,8 +447,8 @@ def _cell_title(results: list[Result]) -> str:
 
 def _member_message(message: str) -> str:
     """A group member's message without what the group heading already says."""
-    head, sep, tail = message.partition("; first at sequence")
-    return _short("first at sequence" + tail if sep else head, 240)
+    head, sep, tail = message.partition("; first at ")
+    return _short("first at " + tail if sep else head, 240)
 
 
 def _operators(results: list[Result]) -> list[Operator[Any, Any]]:

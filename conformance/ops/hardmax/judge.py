@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from conformance.core.dtypes import name_of
+from conformance.operator.discrepancy import at as where
 from conformance.operator.discrepancy import summarized
 from conformance.operator.outcome import Domain, Judgement, Outcome, Raised, error_rule
 from conformance.ops.hardmax.case import Case, canonical, directml_answer, first_maximum, kept_shape, nan_rows, rows
@@ -88,15 +89,17 @@ def _judge_output(case: Case, profile: Profile, output: np.ndarray[Any, Any], do
         row = int(np.flatnonzero(bad[first])[0])
         note = _discrepancy(case, axes, row, first, x_rows, y_rows, answer_rows, source)
         return Judgement("fail", tuple(broken), domain,
-                         f"{', '.join(broken)} broken under {profile.label}; first at row {note['sequence']}: "
-                         f"got {_ones(y_rows[row])}, {source} has {_ones(answer_rows[row])}", note)
+                         f"{', '.join(broken)} broken under {profile.label}; "
+                         f"first at {where('row', note['sequence'])}: got {_ones(y_rows[row])}, "
+                         f"{source} has {_ones(answer_rows[row])}", note)
     key = f"u{output.dtype.itemsize}"
     differs = (y_rows.view(key) != answer_rows.astype(output.dtype).view(key)).any(axis=1)
     if differs.any():
         row = int(np.flatnonzero(differs)[0])
         note = _discrepancy(case, axes, row, "directml-answer", x_rows, y_rows, answer_rows, source)
         return Judgement("divergent", (), domain,
-                         f"valid under {profile.label} but not {source}; first at row {note['sequence']}: "
+                         f"valid under {profile.label} but not {source}; "
+                         f"first at {where('row', note['sequence'])}: "
                          f"got {_ones(y_rows[row])}, {source} has {_ones(answer_rows[row])}", note)
     return Judgement("pass", (), domain)
 
