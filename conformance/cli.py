@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _list_backends(everything: Sequence[Backend], timeout: float, console: Console) -> int:
     """Every backend, each probe's answer on a line as it comes (they are asked at once, in
     workers: a hang or crash there is a reason), then the table."""
-    console.print(f"asking {len(everything)} backends, each in a worker of its own (at most {timeout:g} s each): "
+    console.print(f"asking {_backends(len(everything))}, each in a worker of its own (at most {timeout:g} s each): "
                   + ", ".join(b.name for b in everything), markup=False)
 
     def answered(name: str, probe: Probe, seconds: float) -> None:
@@ -293,7 +293,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
         if not cases:
             print(f"topk-conformance: shard {shard_plan.index}/{shard_plan.count} has no case: there are only "
                   f"{len(shard_plan.assignment)} to share; its results.json says so, for merge", file=sys.stderr)
-    console.print(f"asking {len(candidates)} backends whether they can run here, each in a worker of its own "
+    console.print(f"asking {_backends(len(candidates))} whether they can run here, each in a worker of its own "
                   f"(at most {args.timeout:g} s each)", markup=False)
     probed = executors.probe(candidates)  # each in its worker, under --timeout, once: carried from here
     backends = _usable(args, probed)
@@ -374,13 +374,20 @@ def _left_out(candidates: list[Probed], named_only: list[str]) -> list[dict[str,
     return left + [{"backend": name, "reason": NAMED_ONLY} for name in named_only]
 
 
+def _backends(count: int) -> str:
+    return f"{count} backend{'' if count == 1 else 's'}"
+
+
 def _left_out_line(left_out: list[dict[str, str]]) -> str:
     """One line naming each backend left out, with its reason shortened ("" when none is)."""
     unavailable = [entry for entry in left_out if entry["reason"] != NAMED_ONLY]
     named_only = [entry["backend"] for entry in left_out if entry not in unavailable]
-    parts = [f"{entry['backend']} ({_shortened(entry['reason'], 120)})" for entry in unavailable]
+    parts = []
+    if unavailable:
+        parts.append(f"{len(unavailable)} that cannot run here: " + "; ".join(
+            f"{entry['backend']} ({_shortened(entry['reason'], 120)})" for entry in unavailable))
     if named_only:
-        parts.append(f"{', '.join(named_only)} (run only when named)")
+        parts.append(f"{len(named_only)} run only when named: {', '.join(named_only)}")
     if not parts:
         return ""
     return f"left out: {'; '.join(parts)}. The reasons in full: run --list-backends, or environment.left_out"

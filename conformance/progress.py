@@ -25,7 +25,7 @@ from rich.text import Text
 from conformance.core.text import printable
 from conformance.results.records import VERDICTS, Result
 from conformance.results.summary import pass_rate, verdict_counts, verdict_counts_by_operator
-from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
+from conformance.results.timing import CLIFF_MIN_SECONDS, CLIFF_RATIO, backend_times, cliffs
 
 
 class RunProgress:
@@ -142,9 +142,11 @@ def timing_table(results: list[Result], backends: dict[str, dict[str, Any]] | No
     timed itself ("-" where it does not, the caption saying why: its description's
     `timing`, from `backends`), and compilations per graph run (graphs that reached the
     backend; a repeated case's runs each count)."""
-    table = Table(title="Time per backend (seconds)")
+    table = Table(title="Time per backend")
     untimed: dict[str, str] = {}
-    for column in ("backend", "total", "compile", "execution", "graph runs", "compiled", "per run"):
+    # Seconds, then counts: compilations per graph run is a ratio, not seconds.
+    for column in ("backend", "total s", "compile s", "execution s", "graph runs", "compiled",
+                   "compiled per run"):
         table.add_column(column, justify="left" if column == "backend" else "right")
     for spent in backend_times(results):
         timed = spent.compile is not None
@@ -175,7 +177,8 @@ def cliff_lines(results: list[Result], limit: int = 10) -> list[str]:
         return []
     pairs = len({(r.case, r.backend) for r in flagged})
     lines = [f"performance cliffs: {pairs} case(s) where a backend's median execution took more than "
-             f"{CLIFF_RATIO:g}x the median of the other backends' ({len(flagged)} result(s)):"]
+             f"{CLIFF_RATIO:g}x the median of the other backends' and at least {CLIFF_MIN_SECONDS * 1000:g} ms "
+             f"({len(flagged)} result(s)):"]
     for result in flagged[:limit]:
         cliff = result.cliff or {}
         lines.append(

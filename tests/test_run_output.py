@@ -85,7 +85,11 @@ def test_a_default_run_names_every_backend_it_leaves_out_and_why(default_run: De
     assert default_run.lines.index(line) < next(i for i, text in enumerate(default_run.lines)
                                                 if text.startswith("progress:")), "said at the start"
     for name in by_name:
-        assert re.search(rf"(^|[ ,;]){re.escape(name)}[ ,]", line.removeprefix("left out:")), (name, line)
+        assert re.search(rf"(^|[ ,;:]){re.escape(name)}[ ,.]", line.removeprefix("left out:")), (name, line)
+    # The counts add up: the backends asked are those that ran and those that cannot run here.
+    asked = int(re.search(r"^asking (\d+) backends? whether", "\n".join(default_run.lines), re.M).group(1))
+    cannot = int(re.search(r"left out: (\d+) that cannot run here", line).group(1))
+    assert asked == len(ran) + cannot, (asked, ran, line)
 
 
 def test_a_backend_named_but_unavailable_is_left_out_with_its_reason_unmangled(
@@ -99,7 +103,7 @@ def test_a_backend_named_but_unavailable_is_left_out_with_its_reason_unmangled(
     assert cli.main(["run", "--cases", str(DOCUMENTED), "--case", CASE, "--backend", "onnx-reference",
                      "--backend", "vendor-npu", "--allow-unavailable", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "left out: vendor-npu (install the [tract] extra)" in printed, printed
+    assert "left out: 1 that cannot run here: vendor-npu (install the [tract] extra)" in printed, printed
     document = read_results(out / "results.json")  # checked against the schema
     assert document.environment["left_out"] == [{"backend": "vendor-npu", "reason": reason}]
 
