@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -408,3 +409,38 @@ def test_a_damaged_install_is_unavailable_not_every_graphs_error(tmp_path: Path)
     for backend in (OrtWebWasm(copy), OrtWebWebGpu(copy)):
         status = backend.availability()
         assert not status.available and "is damaged" in status.reason and "setup web" in status.reason, status
+
+
+def test_a_web_run_and_a_killed_one_leave_nothing_in_the_temporary_folder(tmp_path: Path) -> None:
+    """Chromium's org.chromium.Chromium.* folders, its profile, Crashpad's reports, Playwright's
+    artefacts and the workers' stderr files: in folders of the suite's own, removed at the end
+    of a run, and, where a run was killed, by the next one."""
+    require_available(OrtWebWebGpu(SETUP))
+    # A short path, as /tmp is: Chromium's sockets go there (at most 107 bytes a path).
+    temporary = Path(tempfile.mkdtemp(prefix="topk-test-"))
+    env = dict(os.environ, CI="true", TMPDIR=str(temporary))
+    command = [sys.executable, "-m", "conformance", "run", "--backend", "ort-web-webgpu", "--backend",
+               "ort-web-wasm", "--cases", str(DOCUMENTED), "--jobs", "1"]
+    done = subprocess.run([*command, "--case", "dml-top-k1-example-1", "--out", str(tmp_path / "one")], cwd=REPO,
+                          env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list(temporary.iterdir()) == [], "a run leaves nothing"
+    killed = subprocess.Popen([*command, "--out", str(tmp_path / "killed")], cwd=REPO, env=env,
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for(lambda: _results_so_far(tmp_path / "killed") >= 5, 120)
+    killed.kill()
+    killed.wait(timeout=30)
+    time.sleep(3)  # its workers and browsers die with it
+    done = subprocess.run([*command, "--case", "dml-top-k1-example-1", "--out", str(tmp_path / "next")], cwd=REPO,
+                          env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    left = list(temporary.iterdir())
+    assert left == [], "the next run removes what a killed one left"
+    interrupted = subprocess.Popen([*command, "--out", str(tmp_path / "interrupted")], cwd=REPO, env=env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for(lambda: _results_so_far(tmp_path / "interrupted") >= 5, 120)
+    interrupted.send_signal(signal.SIGINT)
+    assert interrupted.wait(timeout=60) == 130
+    left = list(temporary.iterdir())
+    shutil.rmtree(temporary, ignore_errors=True)
+    assert left == [], "an interrupted run removes its own"

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 
 from conformance.backends.base import Backend
+from conformance.core import scratch
 from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
@@ -189,6 +190,9 @@ class Executors:
                 worker.stop(graceful=not worker.busy)
         for backend in self.in_process.values():
             backend.close()
+        # What the stopped workers' processes (a browser's profile) could not remove themselves,
+        # and what a run killed before this one left.
+        scratch.remove_orphans()
 
 
 @dataclass(eq=False)

@@ -6,7 +6,6 @@ several workers at once through the same steps (begin, receive, timed_out)."""
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import json
 import multiprocessing
@@ -14,10 +13,8 @@ import multiprocessing.spawn
 import os
 import pickle
 import shlex
-import shutil
 import signal
 import sys
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterator
@@ -26,7 +23,7 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from conformance.backends.base import Availability, Backend, WorkerLaunch
-from conformance.core import machine
+from conformance.core import machine, scratch
 from conformance.core.processes import die_with_parent
 from conformance.core.text import exception_text, short_repr
 from conformance.operator.interfaces import Case, Variant, variant_key
@@ -181,16 +178,9 @@ def _launching(launch: WorkerLaunch | None) -> Iterator[None]:
 
 
 def _stderr_file(backend: str) -> str:
-    """A file for one worker's stderr, removed as this process exits ("" where none can be made:
-    the worker then prints where this process does)."""
-    try:
-        fd, path = tempfile.mkstemp(prefix=f"topk-{''.join(c for c in backend if c.isalnum() or c == '-')}-",
-                                    suffix=".stderr")
-    except OSError:
-        return ""
-    os.close(fd)
-    atexit.register(_remove, path)
-    return path
+    """A file for one worker's stderr, removed as this process exits, or by the next run where
+    it was killed ("" where none can be made: the worker then prints where this process does)."""
+    return scratch.file(f"worker-{backend}", ".stderr")
 
 
 @contextlib.contextmanager
@@ -220,11 +210,6 @@ def _stderr_into(path: str) -> Iterator[None]:
         os.close(saved)
 
 
-def _remove(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
 _SCRIPTS: dict[tuple[str, ...], str] = {}
 
 
@@ -232,9 +217,7 @@ def _emulator_script(emulator: tuple[str, ...]) -> str:
     """An executable script that runs this interpreter under `emulator` (one per emulator
     and process, in a temporary folder removed as the process exits)."""
     if emulator not in _SCRIPTS:
-        folder = tempfile.mkdtemp(prefix="topk-worker-")
-        atexit.register(shutil.rmtree, folder, True)
-        path = os.path.join(folder, "python")
+        path = os.path.join(scratch.folder("emulator"), "python")
         command = " ".join(shlex.quote(part) for part in (*emulator, sys.executable))
         with open(path, "w", encoding="utf-8") as script:
             script.write(f'#!/bin/sh\nexec {command} "$@"\n')

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -22,6 +23,7 @@ from typing import IO, Any
 from conformance.backends.base import BackendCrash
 from conformance.backends.web.environment import JS, WebSetup, chromium
 from conformance.backends.web.hosts import Hung
+from conformance.core import scratch
 from conformance.core.processes import die_with_parent
 
 START_SECONDS = 60.0
@@ -80,7 +82,17 @@ def shared_playwright() -> Any:
     if not _PLAYWRIGHT:
         from playwright.sync_api import sync_playwright
 
-        _PLAYWRIGHT.append(sync_playwright().start())
+        # Its driver's artefacts (playwright-artifacts-*) in a scratch folder of ours, which the
+        # next start removes where this process was killed before it could.
+        saved = os.environ.get("TMPDIR")
+        os.environ["TMPDIR"] = str(scratch.folder("playwright"))  # read by the driver as it starts, and only by it
+        try:
+            _PLAYWRIGHT.append(sync_playwright().start())
+        finally:
+            if saved is None:
+                del os.environ["TMPDIR"]
+            else:
+                os.environ["TMPDIR"] = saved
     return _PLAYWRIGHT[0]
 
 
@@ -99,7 +111,7 @@ class BrowserHost:
         self.info: dict[str, Any] = {}
         self.browser_version = ""
         self._server: http.server.ThreadingHTTPServer | None = None
-        self._profile: tempfile.TemporaryDirectory[str] | None = None
+        self._scratch: Path | None = None  # Chromium's profile, temporary files and configuration
         self._log: IO[bytes] | None = None
         self._chromium: subprocess.Popen[bytes] | None = None
         self._browser: Any = None
@@ -137,13 +149,24 @@ class BrowserHost:
                             + (f": {failure})" if failure else ")"))
 
     def _launch(self, executable: str) -> str:
-        """Start Chromium; its DevTools address (on 127.0.0.1, a port it chose)."""
-        self._profile = tempfile.TemporaryDirectory(prefix="topk-chromium-", ignore_cleanup_errors=True)
-        profile = Path(self._profile.name)
+        """Start Chromium; its DevTools address (on 127.0.0.1, a port it chose). Everything it
+        writes goes into one folder of ours, removed when it stops: its profile, its temporary
+        files (a killed Chromium never removes its org.chromium.Chromium.* folders) and its
+        configuration and crash reports (Crashpad, under ~/.config/chromium otherwise). The
+        folders a killed run left behind go at the next start."""
+        self._scratch = scratch.folder("chromium")
+        profile, config = self._scratch / "profile", self._scratch / "config"
+        for folder in (profile, config):
+            folder.mkdir()
+        # Chromium's sockets go in its TMPDIR, and a socket's path holds at most 107 bytes: where
+        # the scratch folder's path is too long for them, Chromium keeps the system's.
+        temporary = {"TMPDIR": str(self._scratch)} if len(str(self._scratch)) <= SOCKET_ROOM else {}
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (Chromium's messages, kept for crash reports)
         self._chromium = subprocess.Popen(
-            [executable, *self.switches, f"--user-data-dir={profile}", "about:blank"],
+            [executable, *self.switches, f"--user-data-dir={profile}", f"--crash-dumps-dir={config / 'crashes'}",
+             "about:blank"],
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log, preexec_fn=_own_group,
+            env={**os.environ, **temporary, "XDG_CONFIG_HOME": str(config), "XDG_CACHE_HOME": str(config / "cache")},
         )
         port_file = profile / "DevToolsActivePort"
         deadline = time.monotonic() + START_SECONDS
@@ -217,9 +240,13 @@ class BrowserHost:
             server.server_close()
         if self._log is not None:
             self._log.close()
-        if self._profile is not None:
-            self._profile.cleanup()
-        self._log = self._profile = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+        self._log, self._scratch = None, None
+
+
+# 107 bytes of a socket's path less Chromium's "/org.chromium.Chromium.XXXXXX/SingletonSocket".
+SOCKET_ROOM = 107 - 45
 
 
 def _first_line(exc: BaseException) -> str:
