@@ -611,3 +611,26 @@ def test_the_reports_repro_keeps_every_field_in_its_comment() -> None:
     assert ast.dump(ast.parse(hostile).body[-1]) == ast.dump(ast.parse(plain).body[-1])
     assert len(ast.parse(hostile).body) == len(ast.parse(plain).body)
 
+
+
+def test_a_run_with_no_room_on_its_disk_is_refused_before_any_backend_starts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The device of --out full (statvfs says 0 bytes: a full disk cannot be made here without
+    root): one line, exit 2, no backend asked, no lock left."""
+    from conformance.results import output
+
+    real = os.statvfs
+
+    def full(path: Any) -> Any:
+        stats = real(path)
+        return os.statvfs_result((stats.f_bsize, stats.f_frsize, stats.f_blocks, 0, 0, stats.f_files,
+                                  stats.f_ffree, stats.f_favail, stats.f_flag, stats.f_namemax))
+
+    monkeypatch.setattr(output.os, "statvfs", full)
+    out = tmp_path / "out"
+    status = cli.main(["run", "--cases", str(DOCUMENTED), "--backend", "onnx-reference", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert f"cannot write in {out}: 0 bytes free on its device" in captured.err and "nothing was run" in captured.err
+    assert "asking" not in captured.out, "no backend was asked"
+    assert list(out.iterdir()) == []

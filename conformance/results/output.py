@@ -86,6 +86,13 @@ class OutputFolder:
         except OSError:
             pass  # the pid is for the message of a run refused; the lock holds without it
         self._lock = lock
+        free = _free_bytes(self.folder)
+        if free is not None and free < MIN_FREE_BYTES:
+            # A full disk found now costs nothing; found at the first result, it costs every
+            # backend's start.
+            self.__exit__(None, None, None)
+            raise WriteError(f"cannot write in {self.folder}: {free} bytes free on its device (a run needs at least "
+                             f"{MIN_FREE_BYTES // 2**20} MiB to start); nothing was run")
         return self
 
     def header(self, environment: dict[str, Any], backends: dict[str, Any], case_errors: list[str]) -> None:
@@ -132,6 +139,18 @@ class OutputFolder:
                     (self.folder / LOCK_NAME).unlink()
             os.close(self._lock)  # releases the lock
             self._lock = None
+
+
+MIN_FREE_BYTES = 2**20
+
+
+def _free_bytes(folder: Path) -> int | None:
+    """The bytes this user may still write on the folder's device (None where it cannot be told)."""
+    try:
+        stats = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return None
+    return stats.f_bavail * stats.f_frsize
 
 
 def _still_there(lock: int, path: Path) -> bool:
