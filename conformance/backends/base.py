@@ -7,7 +7,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -16,9 +16,6 @@ from conformance.operator.graph import Graph as Graph  # where plugins import it
 from conformance.operator.interfaces import Case, GraphKind, Variant
 from conformance.operator.outcome import Outputs
 from conformance.ops.registry import OPERATORS
-
-if TYPE_CHECKING:
-    from conformance.backends.record import BackendRecord
 
 
 @dataclass(frozen=True)
@@ -144,8 +141,10 @@ class Backend(ABC):
     # Packs (optional): True where run_pack() runs several graphs as one model. Only a
     # pack's passes are recorded from it: every other graph is run again alone.
     packs: bool = False
-    # The suite's own backends: the record made it (a plugin has none; the registry derives one).
-    record: BackendRecord | None = None
+    # The suite's own backends: the BackendRecord that binds them (a plugin has none;
+    # record.record_of derives one). Typed loosely so that this interface, which plugins
+    # import, does not import the record, which imports it.
+    record: object = None
 
     @abstractmethod
     def availability(self) -> Availability:

@@ -67,7 +67,7 @@ def shown(field: Any) -> str:
     return f"[{', '.join(parts)}] ({field['length']} in all)"
 
 
-def at(kind: str, position: list[int]) -> str:
+def located(kind: str, position: list[int]) -> str:
     """Where a discrepancy is, for a message: `sequence [0, 2]`, or, where the input has one
     sequence (a 1-D input, or every axis reduced), `the only sequence` (not `sequence []`)."""
     return f"{kind} {position}" if position else f"the only {kind}"

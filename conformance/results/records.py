@@ -3,6 +3,7 @@ contract section 5. Fields may be added; the contract's may not be renamed or dr
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import sys
@@ -137,15 +138,24 @@ def _stream_document(path: Path, text: str) -> dict[str, Any]:
     return document
 
 
+@functools.cache
+def _ops_by_graph() -> dict[tuple[str, str], frozenset[str]]:
+    """The operators whose graph variants carry each (graph, k_source): built once, not per result."""
+    from conformance.ops.registry import all_variants
+
+    found: dict[tuple[str, str], set[str]] = {}
+    for variant in all_variants():
+        found.setdefault((variant.graph, variant.k_label), set()).add(variant.op)
+    return {key: frozenset(ops) for key, ops in found.items()}
+
+
 def _topk_or_refuse(path: Path, position: int, raw: dict[str, Any]) -> None:
     """A result without `op` comes from a file written before ArgMax, when every result was
     TopK's: it is read as TopK's only where its graph and K are a TopK graph variant's; any
     other (another operator's, another tool's) is refused, naming the field, never merged
     into TopK's results."""
-    from conformance.ops.registry import all_variants
-
-    graph, k_source = raw.get("graph"), raw.get("k_source")
-    ops = sorted({v.op for v in all_variants() if (v.graph, v.k_label) == (graph, k_source)})
+    graph, k_source = str(raw.get("graph")), str(raw.get("k_source"))  # both required by the schema
+    ops = sorted(_ops_by_graph().get((graph, k_source), ()))
     if "topk" not in ops:
         whose = f"it is {', '.join(ops)}'s" if ops else "no operator's"
         raise InputError(path, f"results[{position}].op", f"missing, and graph {graph!r} with K {k_source!r} is not a "

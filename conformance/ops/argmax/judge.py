@@ -11,8 +11,7 @@ import numpy as np
 
 from conformance.core.dtypes import name_of
 from conformance.core.keys import best_position, better_key
-from conformance.operator.discrepancy import at as where
-from conformance.operator.discrepancy import summarized
+from conformance.operator.discrepancy import located, summarized
 from conformance.operator.outcome import Domain, Judgement, Outcome, Raised, error_rule
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.profiles import Profile
@@ -113,7 +112,7 @@ def _position(row: int, shape: tuple[int, ...]) -> list[int]:
 
 
 def _where(note: dict[str, Any]) -> str:
-    return where("output element", note["sequence"])
+    return located("output element", note["sequence"])
 
 
 def _discrepancy(case: Case, row: int, rule: str, rows: np.ndarray[Any, Any], got: np.ndarray[Any, Any],

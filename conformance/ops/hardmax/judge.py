@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from conformance.core.dtypes import name_of
-from conformance.operator.discrepancy import at as where
-from conformance.operator.discrepancy import summarized
+from conformance.operator.discrepancy import located, summarized
 from conformance.operator.outcome import Domain, Judgement, Outcome, Raised, error_rule
 from conformance.ops.hardmax.case import Case, canonical, directml_answer, first_maximum, kept_shape, nan_rows, rows
 from conformance.ops.hardmax.profiles import Profile
@@ -90,7 +89,7 @@ def _judge_output(case: Case, profile: Profile, output: np.ndarray[Any, Any], do
         note = _discrepancy(case, axes, row, first, x_rows, y_rows, answer_rows, source)
         return Judgement("fail", tuple(broken), domain,
                          f"{', '.join(broken)} broken under {profile.label}; "
-                         f"first at {where('row', note['sequence'])}: got {_ones(y_rows[row])}, "
+                         f"first at {located('row', note['sequence'])}: got {_ones(y_rows[row])}, "
                          f"{source} has {_ones(answer_rows[row])}", note)
     key = f"u{output.dtype.itemsize}"
     differs = (y_rows.view(key) != answer_rows.astype(output.dtype).view(key)).any(axis=1)
@@ -99,7 +98,7 @@ def _judge_output(case: Case, profile: Profile, output: np.ndarray[Any, Any], do
         note = _discrepancy(case, axes, row, "directml-answer", x_rows, y_rows, answer_rows, source)
         return Judgement("divergent", (), domain,
                          f"valid under {profile.label} but not {source}; "
-                         f"first at {where('row', note['sequence'])}: "
+                         f"first at {located('row', note['sequence'])}: "
                          f"got {_ones(y_rows[row])}, {source} has {_ones(answer_rows[row])}", note)
     return Judgement("pass", (), domain)
 

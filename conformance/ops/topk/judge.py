@@ -12,7 +12,7 @@ from conformance.core import keys
 from conformance.core.dtypes import name_of
 from conformance.core.keys import better_key
 from conformance.core.sequences import as_rows, gather_rows, output_shape, pick_rows, row_block, sequence_position
-from conformance.operator.discrepancy import MARKED, at, shown, summarized
+from conformance.operator.discrepancy import MARKED, located, shown, summarized
 from conformance.operator.outcome import Domain, Judgement, Outcome, Outputs, Raised, error_rule
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import Profile
@@ -79,7 +79,7 @@ def _judge_outputs(case: Case, profile: Profile, outputs: Outputs, domain: Domai
         return Judgement(
             "fail", tuple(broken), domain,
             f"{', '.join(broken)} broken under {profile.label}; first at "
-            f"{at('sequence', note['sequence'])}: got indices {shown(note['indices'])}, "
+            f"{located('sequence', note['sequence'])}: got indices {shown(note['indices'])}, "
             f"{case.reference_source(profile.order)} is {shown(note['expected_indices'])}",
             note,
         )
@@ -91,7 +91,7 @@ def _judge_outputs(case: Case, profile: Profile, outputs: Outputs, domain: Domai
         return Judgement(
             "divergent", (), domain,
             f"valid under {profile.label} but not {source}; first at "
-            f"{at('sequence', note['sequence'])}: got indices {shown(note['indices'])}, "
+            f"{located('sequence', note['sequence'])}: got indices {shown(note['indices'])}, "
             f"{source} is {shown(note['expected_indices'])}",
             note,
         )
