@@ -30,7 +30,8 @@ CONTRACT_BACKENDS = (
 # OpenVINO's CPU held to a lower instruction-set tier (issue 15; not yet in the contract's list).
 ISA_LIMITED_BACKENDS = ("openvino-cpu-avx2", "openvino-cpu-avx")
 # Runtimes beyond the contract's list (issue 19: tract, through its Python bindings).
-MORE_RUNTIMES = ("tract",)
+# Issue 35: the compilers, IREE (on the CPU and as SPIR-V shaders on two CPU Vulkans) and TVM.
+MORE_RUNTIMES = ("tract", "iree-cpu", "iree-vulkan-swiftshader", "iree-vulkan-lavapipe", "tvm-cpu")
 
 
 @cache

@@ -19,7 +19,17 @@ from collections.abc import Iterable
 from importlib import metadata
 from typing import TypeGuard
 
-from conformance.backends import onnx_reference, openvino_native, ort_cpu, ort_cuda, ort_dml, ort_openvino, tract_onnx
+from conformance.backends import (
+    iree_compiled,
+    onnx_reference,
+    openvino_native,
+    ort_cpu,
+    ort_cuda,
+    ort_dml,
+    ort_openvino,
+    tract_onnx,
+    tvm_relax,
+)
 from conformance.backends.base import (
     INTERFACE_VERSION,
     SUPPORTED_INTERFACE_VERSIONS,
@@ -47,6 +57,9 @@ RECORDS: tuple[BackendRecord, ...] = (
     *openvino_native.HELD_TO_A_TIER,
     ort_web.WASM,
     ort_web.WEBGPU,
+    iree_compiled.CPU,
+    *iree_compiled.ON_VULKAN,
+    tvm_relax.RECORD,
 )
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
