@@ -537,3 +537,24 @@ def test_a_summarized_long_sequence_shows_its_kept_elements_and_gaps() -> None:
     assert shown_positions == [0, 1, 2500, 2501]
     assert [item["pos"] for item in detail["got_values"] if item.get("mark")] == [2501]
     assert any(item.get("gap") for item in detail["got_indices"])
+
+
+def test_columns_are_grouped_by_kernel_family(tmp_path: Path) -> None:
+    """The matrix groups its backend columns by where their kernels come from (the record's
+    family: reference, hand-written, compiled, shaders), one header above each group; a results
+    file whose backends say no family keeps them, last, under "kernels not described"."""
+    named = {"tvm-cpu": "compiled", "iree-vulkan-lavapipe": "compiled", "ort-cpu": "hand-written",
+             "onnx-reference": "reference", "ort-web-webgpu": "shaders", "old-file-backend": ""}
+    results = [Result("dml-top-k1-example-3", name, "onnx-opset11", "constant", "pass") for name in named]
+    info = {name: {"available": True, **({"family": family} if family else {})} for name, family in named.items()}
+    path = tmp_path / "report.html"
+    write_report(path, ResultsFile(environment(), info, list(named), results))
+    found = elements(path.read_text(encoding="utf-8"))
+    groups = [(e.text.strip(), e.attrs.get("colspan")) for e in found if e.tag == "th" and "family" in classes(e)]
+    assert groups == [("reference evaluator", "1"), ("hand-written kernels", "1"),
+                      ("kernels a compiler generates", "2"), ("GPU shaders, on a CPU Vulkan here", "1"),
+                      ("kernels not described", "1")]
+    heads = list(dict.fromkeys(e.attrs["data-col-backend"] for e in found
+                               if e.tag == "th" and e.attrs.get("colspan") and "data-col-backend" in e.attrs))
+    assert heads == ["onnx-reference", "ort-cpu", "tvm-cpu", "iree-vulkan-lavapipe", "ort-web-webgpu",
+                     "old-file-backend"]

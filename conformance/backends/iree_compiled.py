@@ -334,7 +334,7 @@ def _record(target: str, driver: str, vulkan_driver: str = "") -> BackendRecord:
         name=_name(target, vulkan_driver), runtime="IREE (compiler and runtime)",
         packages=("iree-base-compiler", "iree-base-runtime"), kernels=kernels, kinds=("onnx",),
         operators=EVERY_OPERATOR, isolation="worker", extra="iree", setup=vulkan.SETUP if vulkan_driver else None,
-        adapter=partial(Iree, target, driver, vulkan_driver), packs=True,
+        family="compiled", adapter=partial(Iree, target, driver, vulkan_driver), packs=True,
     )
 
 

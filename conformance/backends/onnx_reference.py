@@ -49,5 +49,5 @@ class OnnxReference(Backend):
 RECORD = BackendRecord(
     name="onnx-reference", runtime="the ONNX reference evaluator (onnx.reference)", packages=("onnx",),
     kernels="the specification in Python and numpy (no device kernels)", kinds=("onnx",), operators=EVERY_OPERATOR,
-    isolation="worker", extra=None, setup=None, adapter=OnnxReference,
+    isolation="worker", extra=None, setup=None, family="reference", adapter=OnnxReference,
 )

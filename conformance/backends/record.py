@@ -28,6 +28,15 @@ Say = Callable[[str], None]
 Isolation = Literal["worker", "host process", "browser", "emulator"]
 ISOLATIONS: tuple[Isolation, ...] = ("worker", "host process", "browser", "emulator")
 
+# Where a backend's kernels come from, the report's column groups (in this order):
+#   reference     an evaluator written to the document (the ONNX reference)
+#   hand-written  a runtime's own kernels, written by hand (C++, Rust, WebAssembly, CUDA, OpenCL)
+#   compiled      kernels an ML compiler generates for the graph (IREE, TVM), for a CPU or as shaders
+#   shaders       a runtime's GPU shaders (DirectML's HLSL, ONNX Runtime's WGSL) through a graphics
+#                 API: here a Vulkan driver on the CPU
+KernelFamily = Literal["reference", "hand-written", "compiled", "shaders"]
+KERNEL_FAMILIES: tuple[KernelFamily, ...] = ("reference", "hand-written", "compiled", "shaders")
+
 
 @dataclass(frozen=True)
 class SetupStep:
@@ -60,6 +69,7 @@ class BackendRecord:
     # Makes the adapter (arguments: a test's own setup). Records travel to workers with their
     # backend: a class or a functools.partial, never a lambda (which cannot be pickled).
     adapter: type[Backend] | Callable[..., Backend]
+    family: KernelFamily = "hand-written"  # where its kernels come from (KERNEL_FAMILIES): the report groups by it
     packs: bool = False  # it runs several graphs as one model (Backend.run_pack)
     # Run when no --backend names the backends (False: only when named, such as a backend
     # that re-runs another's row on an emulated CPU, about 3 times slower).
@@ -86,7 +96,7 @@ class BackendRecord:
 
     def described(self) -> dict[str, str]:
         """What the record adds to a backend's description in results and the report."""
-        return {"runtime": self.runtime, "kernels": self.kernels, "isolation": self.isolation}
+        return {"runtime": self.runtime, "kernels": self.kernels, "family": self.family, "isolation": self.isolation}
 
 
 def record_of(backend: Backend) -> BackendRecord:

@@ -188,5 +188,5 @@ def _message(exc: BaseException) -> str:
 RECORD = BackendRecord(
     name="tvm-cpu", runtime="Apache TVM (Relax, compiled)", packages=("apache-tvm",),
     kernels="CPU, kernels TVM generates (Relax and TIR to LLVM)", kinds=("onnx",), operators=EVERY_OPERATOR,
-    isolation="worker", extra="tvm", setup=None, adapter=Tvm, packs=True,
+    isolation="worker", extra="tvm", setup=None, family="compiled", adapter=Tvm, packs=True,
 )

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from conformance.backends.record import KERNEL_FAMILIES
 from conformance.cases.corpus import default_case_roots
 from conformance.cases.loader import load_cases
 from conformance.core.keys import has_nan
@@ -245,6 +246,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         [name for name in data.backends if any(r.backend == name for r in results)]
         + [r.backend for r in results]
     ))
+    backends = by_family(backends, data.backends)
     order = {name: i for i, name in enumerate(backends)}
     ids = {id(r): f"r{i}" for i, r in enumerate(results)}
     cases = list(dict.fromkeys(r.case for r in results))
@@ -310,6 +312,21 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
     }
 
 
+# The report's column groups: where the backends' kernels come from (BackendRecord.family).
+FAMILY_LABELS = {"reference": "reference evaluator", "hand-written": "hand-written kernels",
+                 "compiled": "kernels a compiler generates", "shaders": "GPU shaders, on a CPU Vulkan here",
+                 "": "kernels not described"}
+
+
+def by_family(backends: list[str], described: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The backends grouped by kernel family (KERNEL_FAMILIES' order; results without one last), in
+    their own order within a family."""
+    def rank(name: str) -> int:
+        family = described.get(name, {}).get("family", "")
+        return KERNEL_FAMILIES.index(family) if family in KERNEL_FAMILIES else len(KERNEL_FAMILIES)
+    return sorted(backends, key=rank)
+
+
 def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str, CaseInfo], ids: dict[int, str],
             case_tags: dict[str, list[str]], machines_of: dict[str, list[str]],
             described: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -337,7 +354,14 @@ def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str
         "semantics": str(described.get(backend, {}).get("semantics", "")), "machines": machines_of.get(backend, []),
         # Where its kernels run, as its record says (results files before records have none).
         "kernels": str(described.get(backend, {}).get("kernels", "")),
+        "family": str(described.get(backend, {}).get("family", "")),
     } for backend in backends if backend in families]
+    spans: dict[str, int] = {}  # per kernel family, the columns of its backends
+    for backend, _ in columns:
+        family = str(described.get(backend, {}).get("family", ""))
+        spans[family] = spans.get(family, 0) + 1
+    groups = [{"family": family, "label": FAMILY_LABELS.get(family, "other"), "span": span}
+              for family, span in spans.items()]
     rows = []
     for case in dict.fromkeys(r.case for r in results):
         info = infos.get(case)
@@ -366,7 +390,7 @@ def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str
             "levels": info.levels if info else "case file not found",
             "cells": row_cells,
         })
-    return {"op": op, "columns": column_views, "backend_heads": heads, "rows": rows}
+    return {"op": op, "columns": column_views, "backend_heads": heads, "family_groups": groups, "rows": rows}
 
 
 def _chart(results: list[Result], backends: list[str]) -> dict[str, Any]:

@@ -219,5 +219,5 @@ WEBGPU = BackendRecord(
     name="ort-web-webgpu", runtime="ONNX Runtime Web (WebGPU execution provider), in headless Chromium",
     packages=(PACKAGE,), kernels="WebGPU shaders in headless Chromium (Dawn; SwiftShader where there is no GPU)",
     kinds=("onnx",), operators=EVERY_OPERATOR, isolation="browser", extra="web", setup=provision.SETUP,
-    adapter=OrtWebWebGpu,
+    family="shaders", adapter=OrtWebWebGpu,
 )

@@ -130,5 +130,5 @@ class DirectMLWine(BridgedBackend):
 RECORD = BackendRecord(
     name="directml-wine", runtime="DirectML (DirectML.dll of the onnxruntime-directml wheel) under Wine",
     packages=("onnxruntime-directml",), kernels=WINE_KERNELS, kinds=("directml",), operators=EVERY_OPERATOR,
-    isolation="host process", extra=None, setup=provision.SETUP, adapter=DirectMLWine,
+    isolation="host process", extra=None, setup=provision.SETUP, family="shaders", adapter=DirectMLWine,
 )
