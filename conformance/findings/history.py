@@ -33,7 +33,12 @@ DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
     "onnx": ("1.17.0", "1.18.0", "1.19.1", "1.20.1", "1.21.0", "1.22.0", "1.23.2"),
     "tract": ("0.19.15", "0.20.22", "0.21.19", "0.22.4", "0.23.9"),
     "onnxruntime-openvino": ("1.20.0", "1.21.0", "1.22.0", "1.23.0", "1.24.1"),
+    # IREE's compiler and runtime are released together: a release of one takes the same of the other.
+    "iree-base-compiler": ("3.0.0", "3.3.0", "3.6.0", "3.9.0", "3.11.0", "3.12.0", "3.13.0"),
+    "apache-tvm": ("0.25.0", "0.26.0", "0.27.0.post1"),
 }
+# Distributions released in step with another: installed at the same version beside it.
+RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
 # Runtimes whose releases do not come from PyPI: history does not vary them (yet).
 NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
                  "onnxruntime-directml": "its wheels are for Windows only"}
@@ -77,17 +82,19 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     """The release's environment, made on first use: the release and the companions the repros
     need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
     ready = release.folder / "ready.json"
-    pinned = f"{release.distribution}=={release.version}"
+    together = RELEASED_TOGETHER.get(release.distribution, ())
+    pinned = " ".join(f"{name}=={release.version}" for name in (release.distribution, *together))
+    companions = set(companions) - set(together)
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
         lacking = sorted(name for name in set(companions) - {release.distribution}
                          if _normal(name) not in {_normal(have) for have in installed})
         if not lacking:
             return installed
-        steps = [_installer(release, [pinned, *lacking])]  # a repro that needs one more companion
+        steps = [_installer(release, [*pinned.split(), *lacking])]  # a repro that needs one more companion
     else:
         shutil.rmtree(release.folder, ignore_errors=True)
-        wanted = [pinned, *sorted(set(companions) - {release.distribution})]
+        wanted = [*pinned.split(), *sorted(set(companions) - {release.distribution})]
         uv = shutil.which("uv")
         steps = [[uv, "venv", "-q", "--python", sys.executable, str(release.folder)] if uv
                  else [sys.executable, "-m", "venv", str(release.folder)], _installer(release, wanted)]
@@ -112,7 +119,7 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
 
 # The module each distribution installs, imported once to see that the release loads.
 MODULES = {"openvino": "openvino", "onnxruntime": "onnxruntime", "onnxruntime-openvino": "onnxruntime",
-           "onnx": "onnx", "tract": "tract"}
+           "onnx": "onnx", "tract": "tract", "iree-base-compiler": "iree.compiler", "apache-tvm": "tvm"}
 
 
 def _numpy_of_its_time(release: Release) -> None:

@@ -1,6 +1,6 @@
 """The body of an upstream issue for one finding, in the shape the runtime's tracker asks for:
 OpenVINO's bug form, ONNX Runtime's bug form (every provider and ONNX Runtime Web), ONNX's bug
-template; tract and DirectML have none, so theirs is a plain report with the same parts. The
+template; tract, DirectML, IREE and TVM have none here, so theirs is a plain report with the same parts. The
 repro goes in whole: it is the steps, and it prints the versions."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ TRACKERS = {
     "onnx": "onnx/onnx",
     "tract": "sonos/tract",
     "directml": "microsoft/DirectML",
+    "iree": "iree-org/iree",
+    "tvm": "apache/tvm",
 }
 _PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML",
               "onnxruntime-web": "WebAssembly or WebGPU (onnxruntime-web)"}
