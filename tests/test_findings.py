@@ -210,3 +210,20 @@ def test_a_findings_error_goes_to_stderr_on_one_line() -> None:
     assert done.returncode == 2 and done.stdout == ""
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: no finding NOPE (known: "), done.stderr
+
+
+def test_check_exits_1_when_a_repro_disagrees_with_its_record(tmp_path: Path) -> None:
+    """A CI job running `findings check` notices an upstream fix or a stale record: TVM3's repro
+    reproduces here; a copy of its record that says it does not (as after a fix) disagrees."""
+    pytest.importorskip("tvm", reason="TVM3's repro needs the [tvm] extra")
+    root = tmp_path / "findings"
+    shutil.copytree(FINDINGS / "TVM3", root / "TVM3")
+    agreeing = run_cli("findings", "--records", root, "check", "TVM3")
+    assert agreeing.returncode == 0, agreeing.stdout + agreeing.stderr
+    record = yaml.safe_load((root / "TVM3" / "finding.yaml").read_text(encoding="utf-8"))
+    record["reproduces"] = {"here": False, "why": "as if a release fixed it: K = 0 gives an empty output"}
+    (root / "TVM3" / "finding.yaml").write_text(yaml.safe_dump(record), encoding="utf-8")
+    done = run_cli("findings", "--records", root, "check", "TVM3")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "DISAGREES with its record" in " ".join(done.stdout.split())
+    assert "1 disagree with their records" in done.stdout

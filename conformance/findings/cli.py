@@ -3,8 +3,9 @@ upstream issue's body, measure their history across releases, and regenerate
 docs/findings.md's lists from the records.
 
 Exit status: 0 the work is done (a repro that does not reproduce is an answer, not a failure);
-1 a repro itself broke, or `docs --check` found the page out of date; 2 a record cannot be used
-or an id is unknown (the other records are still listed and run)."""
+1 a repro itself broke, `check` found a repro that disagrees with its record (an upstream fix,
+or a record gone stale: a CI job notices), or `docs --check` found the page out of date; 2 a
+record cannot be used or an id is unknown (the other records are still listed and run)."""
 
 from __future__ import annotations
 
@@ -148,7 +149,7 @@ def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Consol
     counts = {outcome: sum(run.outcome == outcome for run in runs) for outcome in OUTCOMES}
     console.print(Text(", ".join(f"{n} {outcome}" for outcome, n in counts.items())
                        + (f"; {disagree} disagree with their records" if disagree else "")))
-    return 1 if broken else 0
+    return 1 if broken or disagree else 0
 
 
 def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
