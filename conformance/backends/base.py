@@ -36,6 +36,13 @@ class Execution:
     outputs: Mapping[str, np.ndarray[Any, Any]] = field(default_factory=dict)  # interface 3
 
     @classmethod
+    def unanswered(cls, placement: str) -> Execution:
+        """A graph of a pack whose own run raised (the pack was built and the other graphs ran):
+        no outputs, an answer that is not one, so the runner runs that graph alone and records
+        that run; the pack is not built again."""
+        return cls(placement=placement)
+
+    @classmethod
     def named(cls, names: Sequence[str], arrays: Sequence[Any], placement: str, wrapping: str = "") -> Execution:
         """The arrays a runtime returned in the graph's output order, by the graph's names."""
         return cls(placement=placement, wrapping=wrapping, outputs=dict(zip(names, arrays, strict=True)))
@@ -163,8 +170,9 @@ class Backend(ABC):
     def run_pack(self, graphs: Sequence[Graph]) -> Sequence[Execution]:
         """Run the graphs (of any cases, each with its own inputs and outputs) as one model,
         compiled once and run once: one Execution per graph, in order, each as run() gives
-        it. Raise where the pack cannot be built, compiled or run: the runner splits it
-        (PackError: the graphs that did it go alone).
+        it, or Execution.unanswered() for a graph whose own run raised. Raise where the pack
+        cannot be built, compiled or run: the runner splits it (PackError: the graphs that did
+        it go alone).
         Asked only of a backend whose `packs` is True."""
         raise NotImplementedError(f"{type(self).__name__} does not run packs")
 

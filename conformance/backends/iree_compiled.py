@@ -20,7 +20,8 @@ unless aligned to 4096 bytes.
 
 Packs: the graphs of a pack, each imported into a function of its own (`p<i>`, its nodes
 `p<i>_...`, so that a compiler error names its graph), make one module, compiled once; each
-function is then called alone, so a run error is that graph's."""
+function is then called alone; a graph whose own run raises is answered as unanswered
+(Execution.unanswered: it runs again alone), so the pack is not built again."""
 
 from __future__ import annotations
 
@@ -187,8 +188,9 @@ class Iree(Backend):
             function = functions.function_of[at]
             try:
                 arrays = self._call(loaded, f"p{function}", graph)
-            except Exception as exc:
-                raise PackError(str(exc), [at]) from exc
+            except Exception:  # this graph's own run: it goes alone, the pack is not built again
+                executions.append(Execution.unanswered(self.placement))
+                continue
             executions.append(Execution.named(graph.outputs, arrays, placement=self.placement))
         return executions
 

@@ -14,7 +14,8 @@ A refusal is the graph's `error`, its message starting with the stage that refus
 (`TVM import:`, `TVM compile:`, `TVM run:`).
 
 Packs: each graph's Relax function (`p<i>`) goes into one module, legalized and compiled
-once; each function is then called alone, so a run error is that graph's."""
+once; each function is then called alone; a graph whose own run raises is answered as
+unanswered (Execution.unanswered: it runs again alone), so the pack is not built again."""
 
 from __future__ import annotations
 
@@ -114,8 +115,9 @@ class Tvm(Backend):
         for at, graph in enumerate(graphs):
             try:
                 arrays = self._call(built, f"p{functions.function_of[at]}", graph)
-            except Exception as exc:
-                raise PackError(str(exc), [at]) from exc
+            except Exception:  # this graph's own run: it goes alone, the pack is not built again
+                executions.append(Execution.unanswered(PLACEMENT))
+                continue
             executions.append(Execution.named(graph.outputs, arrays, placement=PLACEMENT))
         return executions
 
