@@ -39,7 +39,7 @@ from conformance.backends import vulkan
 from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PackError, WorkerLaunch
 from conformance.backends.compiled import Compiled
 from conformance.backends.install_hint import extra_hint
-from conformance.backends.pack_functions import functions_of
+from conformance.backends.pack_functions import fed_inputs, functions_of
 from conformance.backends.record import BackendRecord
 
 PINNED = "3.13.0"  # constraints.txt; the version tests/baselines/iree-*.yaml were recorded with
@@ -214,9 +214,7 @@ class Iree(Backend):
         return _Loaded(context.modules.module, config.device)
 
     def _call(self, loaded: _Loaded, function: str, graph: Graph) -> list[np.ndarray[Any, Any]]:
-        model: onnx.ModelProto = graph.model
-        initialized = {tensor.name for tensor in model.graph.initializer}
-        names = [value.name for value in model.graph.input if value.name not in initialized]
+        names = fed_inputs(graph)
         try:
             arguments = [_device_array(loaded.device, graph.feeds[name]) for name in names]
             with self.executing():

@@ -10,6 +10,12 @@ from dataclasses import dataclass
 from conformance.backends.base import Graph
 
 
+def fed_inputs(graph: Graph) -> list[str]:
+    """A function's arguments, in order: the graph's inputs that no initializer gives."""
+    initialized = {tensor.name for tensor in graph.model.graph.initializer}
+    return [value.name for value in graph.model.graph.input if value.name not in initialized]
+
+
 @dataclass(frozen=True)
 class Functions:
     distinct: tuple[Graph, ...]  # the graphs that become functions, function i from distinct[i]

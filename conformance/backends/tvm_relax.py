@@ -28,12 +28,11 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
-import onnx
 
 from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Execution, Graph, PackError
 from conformance.backends.compiled import Compiled
 from conformance.backends.install_hint import extra_hint
-from conformance.backends.pack_functions import functions_of
+from conformance.backends.pack_functions import fed_inputs, functions_of
 from conformance.backends.record import BackendRecord
 
 PINNED = "0.27.0.post1"  # constraints.txt; the version tests/baselines/tvm-cpu.yaml was recorded with
@@ -138,9 +137,7 @@ class Tvm(Backend):
     def _call(self, built: _Built, function: str, graph: Graph) -> list[np.ndarray[Any, Any]]:
         import tvm
 
-        model: onnx.ModelProto = graph.model
-        initialized = {tensor.name for tensor in model.graph.initializer}
-        names = [value.name for value in model.graph.input if value.name not in initialized]
+        names = fed_inputs(graph)
         try:
             arguments = [tvm.runtime.tensor(_feed(graph.feeds[name])) for name in names]
             with self.executing():
