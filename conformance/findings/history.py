@@ -39,6 +39,10 @@ DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
 }
 # Distributions released in step with another: installed at the same version beside it.
 RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
+# A release whose requirement admits a later companion it cannot load with: apache-tvm 0.25.0
+# asks for apache-tvm-ffi>=0.1.12, and its libtvm_runtime.so lacks symbols from 0.1.13 on
+# (measured: 0.1.12 loads, 0.1.13.post3 and 0.1.14.post1 do not).
+OF_ITS_TIME = {("apache-tvm", "0.25.0"): ("apache-tvm-ffi==0.1.12",)}
 # Runtimes whose releases do not come from PyPI: history does not vary them (yet).
 NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
                  "onnxruntime-directml": "its wheels are for Windows only"}
@@ -83,7 +87,8 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
     ready = release.folder / "ready.json"
     together = RELEASED_TOGETHER.get(release.distribution, ())
-    pinned = " ".join(f"{name}=={release.version}" for name in (release.distribution, *together))
+    pinned = " ".join([*(f"{name}=={release.version}" for name in (release.distribution, *together)),
+                       *OF_ITS_TIME.get((release.distribution, release.version), ())])
     companions = set(companions) - set(together)
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
