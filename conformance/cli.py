@@ -364,7 +364,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
     if baseline is None:
         return 0
     elsewhere = shard_plan.elsewhere() if shard_plan else set()
-    return _gate(compare(results, baseline, elsewhere, upstream_labels()), args.strict_baseline, args.baseline)
+    return _gate(compare(results, baseline, elsewhere, upstream_labels(), described=info), args.strict_baseline,
+                 args.baseline)
 
 
 def _left_out(candidates: list[Probed], named_only: list[str]) -> list[dict[str, str]]:
@@ -408,6 +409,11 @@ def _gate(comparison: Comparison, strict: bool, path: Path) -> int:
     if comparison.ungated:
         why = " (fails the gate: a strict gate must check every backend it runs)" if strict else ""
         print(f"gate: not covered by {path}: {printable(', '.join(comparison.ungated))}{why}", file=sys.stderr)
+    for backend, how in comparison.moved.items():
+        print(f"gate: {printable(backend)} runs elsewhere than {path} was recorded ({printable(how)}): its "
+              "differences below do not fail the gate", file=sys.stderr)
+    for line in comparison.elsewhere:
+        print(f"  {printable(line)}", file=sys.stderr)
     failed = comparison.failed(strict)
     print(f"gate: {'FAILED' if failed else 'held'} against {path}", file=sys.stderr)
     return 1 if failed else 0
@@ -562,6 +568,19 @@ def _tier_conflicts(results: list[Result]) -> list[str]:
     return conflicts
 
 
+def _recorded_on(files: list[ResultsFile], renamed: dict[str, str]) -> dict[str, dict[str, str]]:
+    """backend -> its description's values of its record's `depends_on` keys, from the last
+    results file that describes it."""
+    depends = {record.name: record.depends_on for record in RECORDS if record.depends_on}
+    recorded: dict[str, dict[str, str]] = {}
+    for results_file in files:
+        for name, described in results_file.backends.items():
+            keys = depends.get(name, ())
+            if keys and described.get("available", True):
+                recorded[renamed.get(name, name)] = {key: str(described.get(key, "")) for key in keys}
+    return recorded
+
+
 def _baseline(args: argparse.Namespace, console: Console) -> int:
     files = _read_all(args.results)
     if files is None:
@@ -602,7 +621,7 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
         return 1
     recorded_with = files[-1].environment.get("packages", {})
     try:
-        baseline = record(results, recorded_with, previous)
+        baseline = record(results, recorded_with, previous, _recorded_on(files, renamed))
         write_baseline(args.output, baseline)
     except BaselineError as exc:
         return _refused(str(exc))

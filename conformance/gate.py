@@ -75,6 +75,9 @@ class Baseline:
     entries: dict[ScopedKey, Entry]
     notes: dict[str, str] = field(default_factory=dict)
     recorded_with: dict[str, Any] = field(default_factory=dict)
+    # backend -> the values of its record's `depends_on` keys where it was recorded (a driver's
+    # device and version, a browser's adapter)
+    recorded_on: dict[str, dict[str, str]] = field(default_factory=dict)
     _by_key: dict[Key, list[Entry]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def scoped(self, key: Key) -> list[Entry]:
@@ -93,7 +96,27 @@ class Baseline:
     def narrowed(self, tier: str) -> Baseline:
         """The entries that hold on a machine of this tier."""
         kept = {key: entry for key, entry in self.entries.items() if entry.holds_on(tier)}
-        return Baseline(self.backends, kept, self.notes, self.recorded_with)
+        return Baseline(self.backends, kept, self.notes, self.recorded_with, self.recorded_on)
+
+    def only(self, backends: Collection[str]) -> Baseline:
+        """The part of the baseline that covers these backends."""
+        kept = {key: entry for key, entry in self.entries.items() if entry.backend in backends}
+        return Baseline([b for b in self.backends if b in backends], kept, self.notes, self.recorded_with,
+                        {b: on for b, on in self.recorded_on.items() if b in backends})
+
+    def moved(self, described: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+        """backend -> how where it runs now differs from where it was recorded (`recorded_on`),
+        for each backend of this baseline that runs somewhere else now."""
+        moved = {}
+        for backend, recorded in self.recorded_on.items():
+            now = described.get(backend)
+            if now is None:
+                continue
+            changed = [f"{key} {value!r} recorded, {str(now.get(key, ''))!r} here"
+                       for key, value in recorded.items() if str(now.get(key, "")) != value]
+            if changed:
+                moved[backend] = "; ".join(changed)
+        return moved
 
 
 class BaselineError(ValueError):
@@ -104,7 +127,8 @@ def is_discrepancy(result: Result) -> bool:
     return result.verdict not in ("pass", "skip")
 
 
-def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: Baseline | None = None) -> Baseline:
+def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: Baseline | None = None,
+           recorded_on: Mapping[str, dict[str, str]] | None = None) -> Baseline:
     """A baseline of these results; notes of a previous baseline carry over to the entries
     that are still there. Results of one backend on machines of several instruction-set
     tiers (several results files, or a backend held to a lower tier recorded as another's,
@@ -129,7 +153,7 @@ def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: B
             entries[entry.key] = entry
     used = {entry.note for entry in entries.values()}
     notes = {key: text for key, text in (previous.notes if previous else {}).items() if key in used}
-    return Baseline(sorted(tiers), entries, notes, recorded_with)
+    return Baseline(sorted(tiers), entries, notes, recorded_with, dict(recorded_on or {}))
 
 
 def _entries_of(by_tier: dict[str, Result | None], note: str) -> list[Entry]:
@@ -160,6 +184,8 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
         "# results; notes (why a discrepancy is known) carry over to entries still present.",
         "# An entry with `isa` holds only on machines of those instruction-set tiers.",
         yaml.safe_dump({"recorded_with": baseline.recorded_with}, sort_keys=True, width=100).rstrip(),
+        *([yaml.safe_dump({"recorded_on": baseline.recorded_on}, sort_keys=True, width=100).rstrip()]
+          if baseline.recorded_on else []),
         yaml.safe_dump({"backends": baseline.backends}, default_flow_style=None, width=100).rstrip(),
         yaml.safe_dump({"notes": baseline.notes}, sort_keys=True, width=100).rstrip()
         if baseline.notes else "notes: {}",
@@ -219,7 +245,9 @@ def read_baseline(path: Path) -> Baseline:
             raise BaselineError(f"{path}: results[{position}]: the same op, backend, case, graph, k_source and isa "
                                 "as an earlier entry")
         entries[entry.key] = entry
-    baseline = Baseline(list(document["backends"]), entries, dict(notes), document.get("recorded_with") or {})
+    baseline = Baseline(list(document["backends"]), entries, dict(notes), document.get("recorded_with") or {},
+                        {backend: {key: str(value) for key, value in on.items()}
+                         for backend, on in (document.get("recorded_on") or {}).items()})
     _check_scopes_apart(path, baseline)
     return baseline
 
@@ -259,6 +287,17 @@ class Comparison:
     fixed: list[str] = field(default_factory=list)
     not_run: list[str] = field(default_factory=list)  # recorded, but skipped or absent now
     ungated: list[str] = field(default_factory=list)  # backends the baseline does not cover
+    # backend -> how it runs elsewhere than recorded (Baseline.moved), and their comparison
+    # apart, which does not fail the gate (a driver's or an adapter's difference is not the
+    # runtime's)
+    moved: dict[str, str] = field(default_factory=dict)
+    apart: Comparison | None = None
+
+    @property
+    def elsewhere(self) -> list[str]:
+        """The differences of the backends that run elsewhere than recorded."""
+        apart = self.apart
+        return [*apart.regressions, *apart.fixed, *apart.not_run] if apart else []
 
     def failed(self, strict: bool) -> bool:
         return bool(self.regressions or (strict and (self.fixed or self.not_run or self.ungated)))
@@ -278,11 +317,28 @@ def _findings_of(entry: Entry, baseline: Baseline, findings: Mapping[str, str]) 
 
 
 def compare(results: Iterable[Result], baseline: Baseline, other_shards: Collection[str] = (),
-            findings: Mapping[str, str] | None = None) -> Comparison:
+            findings: Mapping[str, str] | None = None,
+            described: Mapping[str, Mapping[str, Any]] | None = None) -> Comparison:
     """This run's results against the baseline. `other_shards`: case ids that another shard of
     the run runs (run --shard): their entries are not missed here. `findings`: finding id ->
-    its upstream issue (or "no upstream issue"), to say which finding a fixed entry was."""
-    findings = findings or {}
+    its upstream issue (or "no upstream issue"), to say which finding a fixed entry was.
+    `described`: the backends' descriptions in this run; a backend that runs on another
+    device or adapter than its baseline records (Baseline.moved) is compared apart, and its
+    differences are listed in `elsewhere` without failing the gate."""
+    results = list(results)
+    moved = baseline.moved(described or {})
+    if not moved:
+        return _compare(results, baseline, other_shards, findings or {})
+    comparison = _compare([r for r in results if r.backend not in moved],
+                          baseline.only(set(baseline.backends) - set(moved)), other_shards, findings or {})
+    comparison.moved = moved
+    comparison.apart = _compare([r for r in results if r.backend in moved], baseline.only(moved), other_shards,
+                                findings or {})
+    return comparison
+
+
+def _compare(results: list[Result], baseline: Baseline, other_shards: Collection[str],
+             findings: Mapping[str, str]) -> Comparison:
     comparison = Comparison()
     covered = set(baseline.backends)
     seen: set[Key] = set()

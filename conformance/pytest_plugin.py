@@ -110,6 +110,8 @@ class _State:
         # Probed once; what each takes is carried from here (its runs() is not called again).
         self.probed = executors.probe(backends)
         self.availability: dict[str, Availability] = {p.name: p.availability for p in self.probed}
+        # What the gate compares with the device or adapter a baseline was recorded on.
+        self.described = {p.name: p.description() for p in self.probed if p.available}
         # Without --cases: the rootdir's cases/, else the shipped corpus (conformance/cases/corpus.py);
         # `pytest --backend NAME --pyargs conformance` then runs the shipped corpus from anywhere.
         roots = config.getoption("cases") or default_case_roots(config.rootpath)
@@ -171,11 +173,17 @@ def _upstream_labels() -> dict[str, str]:
     return upstream_labels()
 
 
-def _held_to_baseline(result: Result, baseline: Baseline, strict: bool) -> None:
+def _held_to_baseline(result: Result, baseline: Baseline, strict: bool,
+                      described: dict[str, dict[str, Any]]) -> None:
     """The gate per test: a recorded discrepancy is an xfail naming why it is known; one
     that now passes is a pass (a failure with --strict-baseline); anything worse or new
-    falls through to the usual failure."""
-    comparison = compare([result], baseline, findings=_upstream_labels())
+    falls through to the usual failure. On another device or adapter than the baseline
+    records, a difference from it is an xfail that says so."""
+    comparison = compare([result], baseline, findings=_upstream_labels(), described=described)
+    apart = comparison.apart
+    if apart is not None and (apart.regressions or apart.fixed):
+        pytest.xfail(f"{[*apart.regressions, *apart.fixed][0]}: {result.backend} runs elsewhere than the baseline "
+                     f"was recorded ({comparison.moved[result.backend]})")
     if comparison.regressions or result.backend not in baseline.backends:
         return
     recorded = baseline.applying(result)
@@ -205,7 +213,7 @@ class CaseItem(pytest.Item):
         if result.verdict == "skip":
             pytest.skip(result.message)
         if state.baseline is not None:
-            _held_to_baseline(result, state.baseline, self.config.getoption("strict_baseline"))
+            _held_to_baseline(result, state.baseline, self.config.getoption("strict_baseline"), state.described)
         if result.verdict == "pass":
             return
         note = repro_note(self.case, result)

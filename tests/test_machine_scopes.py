@@ -221,3 +221,45 @@ def test_openvino_cpu_avx2_gives_the_avx2_machines_answers_here(tmp_path: Path) 
     k1 = [r for r in results if r.case == "edge-float32-values-k1-largest" and r.graph == "onnx-opset11"
           and r.k_source == "constant"]
     assert [(r.verdict, r.rules) for r in k1] == [("fail", ["selection"])], "the AVX2 machine's K = 1 answer"
+
+
+# --- devices and adapters: a baseline recorded on one Vulkan driver or browser adapter ------
+
+SHADERS = "iree-vulkan-lavapipe"
+DRIVER = {"vulkan_device": "llvmpipe (LLVM 15.0.6, 256 bits)", "vulkan_package": "mesa-vulkan-drivers 22.3.6-1"}
+
+
+def _on_a_driver() -> Baseline:
+    recorded = [Result("c", SHADERS, "onnx-opset11", "constant", "fail", ["order"])]  # type: ignore[arg-type]
+    return record(recorded, {}, recorded_on={SHADERS: dict(DRIVER)})
+
+
+def test_a_baseline_records_the_device_its_backend_ran_on(tmp_path: Path) -> None:
+    path = tmp_path / "b.yaml"
+    write_baseline(path, _on_a_driver())
+    assert read_baseline(path).recorded_on == {SHADERS: DRIVER}
+    assert "recorded_on:" in path.read_text()
+
+
+def test_on_another_driver_a_difference_is_told_and_does_not_fail_the_gate() -> None:
+    baseline = _on_a_driver()
+    run = [Result("c", SHADERS, "onnx-opset11", "constant", "fail", ["order", "selection"]),  # type: ignore[arg-type]
+           Result("d", SHADERS, "onnx-opset11", "constant", "divergent")]  # type: ignore[arg-type]
+    same = compare(run, baseline, described={SHADERS: {**DRIVER, "device": "IREE vulkan: llvmpipe"}})
+    assert same.failed(strict=False) and len(same.regressions) == 2 and same.moved == {}
+    newer = compare(run, baseline, described={SHADERS: {**DRIVER, "vulkan_package": "mesa-vulkan-drivers 24.2.8-1"}})
+    assert not newer.failed(strict=True), newer
+    assert newer.moved == {SHADERS: "vulkan_package 'mesa-vulkan-drivers 22.3.6-1' recorded, "
+                                    "'mesa-vulkan-drivers 24.2.8-1' here"}
+    assert [line.split(":")[0] for line in newer.elsewhere] == ["worse", "new"]
+
+
+def test_the_baseline_command_records_what_the_backends_record_says_they_depend_on(tmp_path: Path) -> None:
+    results = {"environment": {"packages": {}}, "case_errors": [], "results": [],
+               "backends": {SHADERS: {"available": True, **DRIVER, "vulkan_driver_version": "0.0.1 (0x00000001)",
+                                      "iree_compiler": "3.13.0"},
+                            "ort-cpu": {"available": True, "onnxruntime": "1.31.1"}}}
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    completed = run_cli("baseline", tmp_path / "results.json", "-o", tmp_path / "b.yaml")
+    assert completed.returncode == 0, completed.stderr
+    assert read_baseline(tmp_path / "b.yaml").recorded_on == {SHADERS: DRIVER}

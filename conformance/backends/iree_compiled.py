@@ -338,6 +338,8 @@ def _record(target: str, driver: str, vulkan_driver: str = "") -> BackendRecord:
         # Run when named: IREE's TopK takes time quadratic in the row (finding IREE1), so the
         # whole corpus takes over 20 minutes on iree-cpu and longer on a CPU Vulkan.
         by_default=False,
+        # A shader's answer is the driver's: its device and build (IREE's CPU code is its own).
+        depends_on=vulkan.DRIVERS[vulkan_driver].build if vulkan_driver else (),
     )
 
 

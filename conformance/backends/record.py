@@ -74,6 +74,10 @@ class BackendRecord:
     # Run when no --backend names the backends (False: only when named, such as a backend
     # that re-runs another's row on an emulated CPU, about 3 times slower).
     by_default: bool = True
+    # Keys of its description whose values its answers depend on beyond the packages'
+    # versions: the device a driver reports, the browser's adapter. A baseline records them
+    # (`recorded_on`), and a run where they differ is not failed by its differences alone.
+    depends_on: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if isinstance(self.adapter, type):

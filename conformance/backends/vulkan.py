@@ -32,13 +32,19 @@ class Driver:
     package: str  # the Debian package that ships it
     device_word: str  # what the physical device's name must contain
     kind: str  # for the report
+    # The description keys that say which build of the driver answers: lavapipe reports
+    # driver version 0.0.1 whatever Mesa it is, so Mesa's package version says it;
+    # SwiftShader reports its own (5.0.0), which Chromium's monthly releases rarely move.
+    build: tuple[str, ...]
 
 
 DRIVERS = {
     "lavapipe": Driver("lavapipe", Path("/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"), "mesa-vulkan-drivers",
-                       "llvmpipe", "Mesa's lavapipe (LLVM-compiled shaders on the CPU)"),
+                       "llvmpipe", "Mesa's lavapipe (LLVM-compiled shaders on the CPU)",
+                       ("vulkan_device", "vulkan_package")),
     "swiftshader": Driver("swiftshader", Path("/usr/lib/chromium/vk_swiftshader_icd.json"), "chromium",
-                          "SwiftShader", "Google's SwiftShader (Subzero-compiled shaders on the CPU)"),
+                          "SwiftShader", "Google's SwiftShader (Subzero-compiled shaders on the CPU)",
+                          ("vulkan_device", "vulkan_driver_version")),
 }
 DEBIAN_PACKAGES = ("libvulkan1", *(driver.package for driver in DRIVERS.values()))
 

@@ -220,4 +220,6 @@ WEBGPU = BackendRecord(
     packages=(PACKAGE,), kernels="WebGPU shaders in headless Chromium (Dawn; SwiftShader where there is no GPU)",
     kinds=("onnx",), operators=EVERY_OPERATOR, isolation="browser", extra="web", setup=provision.SETUP,
     family="shaders", adapter=OrtWebWebGpu,
+    # float16 needs shader-f16, and an adapter may flush subnormals: the answers are the adapter's.
+    depends_on=("adapter_vendor", "adapter_architecture"),
 )
