@@ -32,13 +32,15 @@ class ReproRun:
     finding: str
     outcome: str  # one of OUTCOMES
     reason: str  # why it cannot run, or how it broke
-    output: str  # what it printed, stdout and stderr together
+    output: str  # what it printed: stdout, then stderr
     seconds: float
     python: str  # the interpreter it ran with
 
 
 def verdict(status: int, output: str) -> tuple[str, str]:
-    """(outcome, reason) from the exit status and the last line printed."""
+    """(outcome, reason) from the exit status and the last line printed on stdout (a runtime's
+    messages on stderr, such as nanobind's leak report as IREE 3.11.0 exits, are not the
+    repro's verdict)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     last = lines[-1] if lines else ""
     expected = _BY_STATUS.get(status)
@@ -69,24 +71,28 @@ def run_repro(finding: Finding, python: str = sys.executable, timeout: float = R
             # A session of its own: whatever it starts (a browser, Wine, a child that hangs) is
             # killed with it, as a group, when it ends or runs out of time.
             process = subprocess.Popen([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"},
                                        start_new_session=True)
         except OSError as exc:
             return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
                             time.monotonic() - started, python)
         try:
-            stdout, _ = process.communicate(timeout=timeout)
+            stdout, stderr = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             _kill_group(process.pid)
-            stdout, _ = process.communicate()
+            stdout, stderr = process.communicate()
             return ReproRun(finding.id, "broken", f"still running after {timeout:g} s (killed, with every process "
-                            "it started)", _text(stdout), time.monotonic() - started, python)
+                            "it started)", _both(stdout, stderr), time.monotonic() - started, python)
         finally:
             _kill_group(process.pid)  # a child it left behind dies with it
-    output = _text(stdout)
-    outcome, reason = verdict(process.returncode, output)
-    return ReproRun(finding.id, outcome, reason, output, time.monotonic() - started, python)
+    outcome, reason = verdict(process.returncode, _text(stdout))
+    return ReproRun(finding.id, outcome, reason, _both(stdout, stderr), time.monotonic() - started, python)
+
+
+def _both(stdout: bytes | None, stderr: bytes | None) -> str:
+    said, warned = _text(stdout), _text(stderr)
+    return f"{said}\n{warned}" if said and warned else said or warned
 
 
 def _kill_group(pid: int) -> None:
