@@ -103,6 +103,19 @@ def test_the_verdict_comes_from_the_exit_status_and_the_last_line() -> None:
     assert verdict(-11, "")[1].startswith("killed by signal 11")
 
 
+def test_what_a_runtime_prints_on_stderr_after_the_verdict_is_not_the_verdict(tmp_path: Path) -> None:
+    """IREE 3.11.0's nanobind reports leaks on stderr as the interpreter exits, after the
+    repro's REPRODUCED: the verdict is still the last line of stdout, and both are shown."""
+    shutil.copytree(FINDINGS / "TVM3", tmp_path / "TVM3")
+    script = tmp_path / "TVM3" / "repro.py"
+    script.write_text("import atexit, sys\n"
+                      "atexit.register(lambda: print('nanobind: leaked 3 instances!', file=sys.stderr))\n"
+                      "print('REPRODUCED')\n", encoding="utf-8")
+    run = run_repro(load_findings(tmp_path).findings["TVM3"])
+    assert (run.outcome, run.reason) == ("reproduced", "")
+    assert run.output.splitlines() == ["REPRODUCED", "nanobind: leaked 3 instances!"]
+
+
 def test_a_broken_record_names_its_file_and_field_and_the_others_still_list(tmp_path: Path) -> None:
     root = tmp_path / "findings"
     shutil.copytree(FINDINGS / "OV3", root / "OV3")

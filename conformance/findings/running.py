@@ -92,7 +92,7 @@ def run_repro(finding: Finding, python: str = sys.executable, timeout: float = R
 
 def _both(stdout: bytes | None, stderr: bytes | None) -> str:
     said, warned = _text(stdout), _text(stderr)
-    return f"{said}\n{warned}" if said and warned else said or warned
+    return f"{said.rstrip(chr(10))}\n{warned}" if said and warned else said or warned
 
 
 def _kill_group(pid: int) -> None:
