@@ -116,6 +116,28 @@ def test_what_a_runtime_prints_on_stderr_after_the_verdict_is_not_the_verdict(tm
     assert run.output.splitlines() == ["REPRODUCED", "nanobind: leaked 3 instances!"]
 
 
+@pytest.mark.parametrize(("upstream", "said"), [
+    ({"status": "known", "issues": [{"ref": "a/b#1", "relation": "related"}]}, "'known' needs an issue of relation"),
+    ({"status": "related", "issues": [{"ref": "a/b#1", "relation": "same"}]}, "(it is 'known')"),
+    ({"status": "related"}, "'related' needs upstream.issues"),
+    ({"status": "none-found", "issues": [{"ref": "a/b#1", "relation": "related"}], "note": "searched x"},
+     "'none-found' lists issues"),
+    ({"status": "none-found"}, "'none-found' says what was searched"),
+    ({"status": "none-found", "note": "searched x", "looked_up": "2025-11-25"}, "before the suite's first record"),
+])
+def test_one_status_rule_holds_for_every_record(tmp_path: Path, upstream: dict[str, object], said: str) -> None:
+    """known: an issue or pull request about the same bug; related: only others nearby;
+    none-found: nothing, and the note says what was searched; never looked up before the
+    suite existed. A record that breaks it is refused, naming its file and field."""
+    shutil.copytree(FINDINGS / "TVM3", tmp_path / "TVM3")
+    path = tmp_path / "TVM3" / "finding.yaml"
+    record = yaml.safe_load(path.read_text(encoding="utf-8"))
+    record["upstream"] = {"looked_up": "2026-11-27", **upstream}
+    path.write_text(yaml.safe_dump(record), encoding="utf-8")
+    errors = load_findings(tmp_path).errors
+    assert len(errors) == 1 and errors[0].startswith(f"{path}: upstream.") and said in errors[0], errors
+
+
 def test_a_broken_record_names_its_file_and_field_and_the_others_still_list(tmp_path: Path) -> None:
     root = tmp_path / "findings"
     shutil.copytree(FINDINGS / "OV3", root / "OV3")

@@ -203,10 +203,9 @@ def _finding(folder: Path, raw: dict[str, Any]) -> Finding:
 def _check_folder(path: Path, finding: Finding) -> None:
     if finding.id != path.parent.name:
         raise FindingError(f"{path}: id: {finding.id!r} is not the folder's name ({path.parent.name!r})")
-    if finding.upstream.status in ("known", "related") and not finding.upstream.issues:
-        raise FindingError(f"{path}: upstream.status: {finding.upstream.status!r} needs upstream.issues")
-    if finding.upstream.status == "none-found" and any(i.relation == "same" for i in finding.upstream.issues):
-        raise FindingError(f"{path}: upstream.status: 'none-found' beside an issue of relation 'same'")
+    problem = _status_problem(finding.upstream)
+    if problem:
+        raise FindingError(f"{path}: {problem}")
     if finding.conditions.get("isa"):
         try:
             Scope.parse(finding.conditions["isa"])
@@ -219,6 +218,32 @@ def _check_folder(path: Path, finding: Finding) -> None:
             raise FindingError(f"{path}: {where}: {name!r} must name a file in the finding's folder")
         if name and not (path.parent / name).is_file():
             raise FindingError(f"{path}: {where}: {name!r} is not in {path.parent}")
+
+
+# The day the suite recorded its first finding: a search cannot have been made before it.
+FIRST_RECORD = "2026-11-22"
+# Relations that are about the finding's own bug: an issue reporting it, a pull request fixing it.
+SAME_BUG = frozenset({"same", "fix"})
+
+
+def _status_problem(upstream: Upstream) -> str:
+    """The one status rule ("" where it holds): `known` has an issue or pull request about the
+    same bug; `related` has issues, none about the same bug; `none-found` has none (its note
+    says what was searched); and the search was made on a day the suite existed."""
+    relations = {issue.relation for issue in upstream.issues}
+    if upstream.status == "known" and not relations & SAME_BUG:
+        return "upstream.status: 'known' needs an issue of relation 'same' or 'fix' (else it is 'related')"
+    if upstream.status == "related" and not upstream.issues:
+        return "upstream.status: 'related' needs upstream.issues (else it is 'none-found')"
+    if upstream.status == "related" and relations & SAME_BUG:
+        return "upstream.status: 'related' beside an issue of relation 'same' or 'fix' (it is 'known')"
+    if upstream.status == "none-found" and upstream.issues:
+        return "upstream.status: 'none-found' lists issues (it is 'related', or 'known')"
+    if upstream.status == "none-found" and not upstream.note.strip():
+        return "upstream.note: 'none-found' says what was searched"
+    if upstream.looked_up < FIRST_RECORD:
+        return f"upstream.looked_up: {upstream.looked_up} is before the suite's first record ({FIRST_RECORD})"
+    return ""
 
 
 def upstream_labels(root: Path | None = None) -> dict[str, str]:
