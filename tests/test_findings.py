@@ -262,3 +262,21 @@ def test_check_exits_1_when_a_repro_disagrees_with_its_record(tmp_path: Path) ->
     assert done.returncode == 1, done.stdout + done.stderr
     assert "DISAGREES with its record" in " ".join(done.stdout.split())
     assert "1 disagree with their records" in done.stdout
+
+
+def test_check_latest_runs_the_newest_release_and_exits_1_on_a_change(tmp_path: Path) -> None:
+    """A scheduled CI job notices an upstream change before the pins move: REF1's repro runs on
+    the newest onnx on the package index (installed in the history cache); a copy of its record
+    that says it does not reproduce (as after a fix) is a change, exit 1."""
+    root = tmp_path / "findings"
+    shutil.copytree(FINDINGS / "REF1", root / "REF1")
+    done = run_cli("findings", "--records", root, "check", "--latest", timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 as recorded, 0 changed on the newest releases" in " ".join(done.stdout.split())
+    record = yaml.safe_load((root / "REF1" / "finding.yaml").read_text(encoding="utf-8"))
+    record["reproduces"] = {"here": False, "why": "as if the pinned release did not show it"}
+    (root / "REF1" / "finding.yaml").write_text(yaml.safe_dump(record), encoding="utf-8")
+    done = run_cli("findings", "--records", root, "check", "--latest", timeout=900)
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = " ".join(done.stdout.split())
+    assert "SHOWS AGAIN in onnx" in said and "1 changed on the newest releases: REF1" in said, said

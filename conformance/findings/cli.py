@@ -25,6 +25,7 @@ from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.findings import docs as finding_docs
 from conformance.findings import history as finding_history
+from conformance.findings import latest as finding_latest
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
 from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, expected_here, run_repro
 from conformance.findings.upstream import issue_body
@@ -44,6 +45,10 @@ def add_parser(commands: Any) -> None:
     check.add_argument("--runtime", metavar="NAME", help="only this runtime's findings")
     check.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
     check.add_argument("--verbose", "-v", action="store_true", help="print what each repro printed")
+    check.add_argument("--latest", action="store_true",
+                       help="run each repro on the newest release of its runtime on the package index (installed "
+                            "in the history cache) instead, and say which findings it fixes or changes (exit 1 "
+                            "if any)")
     check.add_argument("--timeout", type=positive_seconds, default=REPRO_SECONDS, metavar="SECONDS",
                        help=f"a repro still running then is killed, with every process it started (default: "
                             f"{REPRO_SECONDS:g})")
@@ -125,6 +130,8 @@ def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Consol
         _error(f"error: {chosen}")
         return 2
     tier = host_tier()
+    if args.latest:
+        return _check_latest(chosen, tier, args.jobs, console)
     console.print(Text(f"running {len(chosen)} repros with {sys.executable} "
                        f"(this machine's tier: {tier or 'unknown'})"))
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -150,6 +157,21 @@ def _check(args: argparse.Namespace, loaded: Loaded, root: Path, console: Consol
     console.print(Text(", ".join(f"{n} {outcome}" for outcome, n in counts.items())
                        + (f"; {disagree} disagree with their records" if disagree else "")))
     return 1 if broken or disagree else 0
+
+
+def _check_latest(chosen: list[Finding], tier: str, jobs: int, console: Console) -> int:
+    changes = finding_latest.on_newest(chosen, tier, jobs, lambda line: console.print(Text(line)))
+    table = Table(title="findings check --latest: the newest releases against the records")
+    for column in ("id", "runtime", "newest", "record says", "there", "says"):
+        table.add_column(column, overflow="fold")
+    for change in changes:
+        table.add_row(Text(change.finding), Text(change.distribution), Text(change.version), Text(change.pinned),
+                      Text(change.newest), Text(change.says))
+    console.print(table)
+    changed = [change for change in changes if change.changed]
+    console.print(Text(f"{len(changes) - len(changed)} as recorded, {len(changed)} changed on the newest releases"
+                       + (f": {', '.join(change.finding for change in changed)}" if changed else "")))
+    return 1 if changed else 0
 
 
 def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
