@@ -49,6 +49,22 @@ class DyingPacks(_Faulty):
         return super().run_pack(graphs)
 
 
+# Where SlowInPacks writes a line each time a pack holding the poisoned graphs starts.
+HANG_LOG = "TOPK_TEST_HANG_LOG"
+
+
+class SlowInPacks(_Faulty):
+    """A pack with a poisoned graph in it runs past any time limit (as IREE's TopK on a row of
+    2**20 elements does), and says so in the file HANG_LOG names; alone the graph answers."""
+
+    def run_pack(self, graphs: Sequence[Graph]) -> list[Execution]:
+        if any(_poisoned(graph) for graph in graphs):
+            with open(os.environ[HANG_LOG], "a", encoding="utf-8") as log:
+                log.write(f"{len(graphs)}\n")
+            time.sleep(3600)
+        return super().run_pack(graphs)
+
+
 class WrongPacks(_Faulty):
     """A pack gives the poisoned graphs' first output emptied along its last axis (a wrong
     answer): they must be recorded from their runs alone, where OpenVINO passes them."""

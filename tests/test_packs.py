@@ -1,7 +1,8 @@
 """Packs (run --pack N) change no result: OpenVINO's CPU runs graphs of several cases as
 one model, and every graph gets the verdict, rules, domain and message it gets alone. A
 pack that does not compile, or whose worker dies, is split until each graph has its own
-answer; a wrong answer in a pack is recorded from the graph's run alone. Real OpenVINO;
+answer; one that hangs sends its graphs alone; a wrong answer in a pack is recorded from the
+graph's run alone. Real OpenVINO;
 the faults are injected into the packs only (tests/pack_backends.py)."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 import pytest
 from harness import CASES, DOCUMENTED, run_cli
-from pack_backends import POISONED, CompileFailingPacks, DyingPacks, WrongPacks
+from pack_backends import HANG_LOG, POISONED, CompileFailingPacks, DyingPacks, SlowInPacks, WrongPacks
 
 from conformance.backends.base import Backend
 from conformance.backends.openvino_native import OpenVINO
@@ -88,6 +89,19 @@ def test_a_faulty_pack_is_split_or_rerun_and_every_graph_keeps_its_answer_alone(
     # Poisoned graphs that pass alone: recorded from those runs, not from the pack's.
     assert "pass" in {r.verdict for r in poisoned}
     assert all(r.compilations == 1 for r in poisoned if r.compilations)
+
+
+def test_a_pack_that_hangs_sends_every_graph_alone_once(alone: list[Result], tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pack past its time limit is not split in halves (each half that holds the slow graph
+    would wait out the limit again, about 7 times for a pack of 64): its graphs go alone,
+    each with its own limit, and get the answers they get alone."""
+    log = tmp_path / "hangs.log"
+    monkeypatch.setenv(HANG_LOG, str(log))
+    packed = run_cases(_cases(), [SlowInPacks()], executors=Executors(timeout=5, jobs=1, pack=16))
+    assert [_record(r) for r in packed] == [_record(r) for r in alone]
+    hung = [int(size) for size in log.read_text().split()]  # graphs of each pack that held the slow ones
+    assert hung and all(size > 16 // 2 for size in hung), f"a half of a pack waited out the limit again: {hung}"
 
 
 def test_graphs_a_baseline_lists_run_alone_from_the_start(alone: list[Result]) -> None:

@@ -324,6 +324,14 @@ class _Parallel:
                 alone.append(_Unit(case, pack.backend, [variant]))
         self.queue.extendleft(reversed(alone))
 
+    def _pack_hung(self, lane: _Lane, pack: _Pack) -> None:
+        """A pack that gave no answer in one graph's time limit: every graph of it goes alone,
+        each with its own limit. Split in halves instead (as a pack whose worker died), a graph
+        that takes longer than the limit alone hangs each half that holds it again, one limit
+        per level: about 7 limits for a pack of 64 (IREE's TopK on a row of 2**20 elements,
+        finding IREE1), where alone it costs one."""
+        self._pack_finished(lane, pack, [None] * len(pack.items))
+
     def _wait(self) -> None:
         """Until a lane's worker answers or a deadline passes; then each lane that answered
         or ran out of time moves on."""
@@ -346,8 +354,8 @@ class _Parallel:
                 failure = f"its worker did not start in {lane.worker.timeout:g} s (--timeout)"
                 self._start_failed(lane, lane.worker.fail_start(failure))
             elif isinstance(lane.unit, _Pack):
-                lane.worker.stop(graceful=False)  # hung: split, as a pack whose worker died
-                self._pack_finished(lane, lane.unit, None)
+                lane.worker.stop(graceful=False)
+                self._pack_hung(lane, lane.unit)
             else:
                 self._finished(lane, lane.worker.timed_out(lane.unit.case, lane.unit.variant))
 
