@@ -65,6 +65,7 @@ def test_abort_is_a_crash_naming_the_signal_and_the_run_goes_on(capfd: pytest.Ca
     results, seen = run(backend, timeout=60)
     crashed = check_crash_then_recovery(backend, results, seen)
     assert "SIGABRT" in crashed.message and "died" in crashed.message, crashed.message
+    assert crashed.placement == "onnx.reference (numpy)", crashed.placement
     assert crashed.profile == "ONNX sorted=1"
     # What the dying runtime printed is in the result it caused, not on the user's terminal.
     assert "it printed: fault-abort: the runtime says why it aborts" in crashed.message, crashed.message
@@ -97,6 +98,8 @@ def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:
     elapsed = time.monotonic() - started
     crashed = check_crash_then_recovery(backend, results, seen)
     assert "no answer in 3 s" in crashed.message and "killed" in crashed.message, crashed.message
+    # Where it hung: the device its worker described (a Vulkan driver's, for IREE on Vulkan).
+    assert crashed.placement == "onnx.reference (numpy)", crashed.placement
     assert elapsed < 60, f"a 3 s timeout took {elapsed:.0f} s to recover from"
     # What the graph cost, for --shard-timings: the time limit, not nothing.
     assert 3 <= crashed.seconds < 10, crashed.seconds

@@ -380,6 +380,13 @@ class Worker:
     def isa(self) -> str:
         return isa_of(self.answered)
 
+    @property
+    def device(self) -> str:
+        """The device its backend described in its worker (`device`, where it says one): the
+        placement of a graph that died or hung there (a Vulkan driver, a browser's adapter)."""
+        info = self.answered.info if self.answered is not None else {}
+        return str(info.get("device", ""))
+
     def probe(self) -> Probe:
         """availability() and describe(), run in the worker under the time limit: a backend
         that hangs or dies there is unavailable, with the reason, and the run goes on."""
@@ -459,7 +466,7 @@ class Worker:
             how = self.died = _signal_name(self._process.exitcode)
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
-                                self.isa, self._spent())
+                                self.isa, self._spent(), self.device)
 
     def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
@@ -506,7 +513,8 @@ class Worker:
         self.stop(graceful=False)  # a hung worker cannot answer a stop request
         timeout = self.request_timeout(case)
         return crash_result(case, self.backend.name, variant,
-                            f"no answer in {timeout:g} s; the worker was killed{self.printed()}", self.isa, spent)
+                            f"no answer in {timeout:g} s; the worker was killed{self.printed()}", self.isa, spent,
+                            self.device)
 
     def printed(self) -> str:
         """What the worker printed during the request in flight, for its crash result: from a
@@ -630,17 +638,19 @@ class Worker:
         self.busy = False
 
 
-def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str, seconds: float = 0.0) -> Result:
+def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str, seconds: float = 0.0,
+                 placement: str = "") -> Result:
     """The `crash` result of a graph whose worker died, hung or did not start (`backend`:
     its name; `isa`: as its worker answered, isa_of; `seconds`: what it cost, the time limit
-    for a hang, so that --shard-timings does not take the slowest graphs for free)."""
-    return _result(case, backend, variant, "crash", message, isa, seconds)
+    for a hang, so that --shard-timings does not take the slowest graphs for free;
+    `placement`: the device its worker had opened, where it died or hung running the graph)."""
+    return _result(case, backend, variant, "crash", message, isa, seconds, placement)
 
 
 def _result(case: Case, backend: str, variant: Variant, verdict: Verdict, message: str, isa: str,
-            seconds: float = 0.0) -> Result:
+            seconds: float = 0.0, placement: str = "") -> Result:
     return Result(
         case.id, backend, variant.graph, variant.k_label, verdict,
         message=message, seconds=seconds, tags=list(case.tags), profile=variant.profile(case).label,
-        x_shape=variant.x_shape, case_file=str(case.file), isa=isa, op=case.op,
+        x_shape=variant.x_shape, case_file=str(case.file), isa=isa, op=case.op, placement=placement,
     )
