@@ -180,6 +180,24 @@ def test_report_follows_each_trackers_template(finding_id: str, tracker: str) ->
     assert tracker in done.stdout
 
 
+def test_report_refuses_a_run_that_does_not_reproduce_and_takes_one_from_elsewhere(tmp_path: Path) -> None:
+    """ORT3 is fixed in the pinned onnxruntime: a report from this machine's run would show a
+    maintainer nothing, so it is refused in one line; the output of a run where it reproduced
+    (an older release) makes the report, pasted as it is."""
+    done = run_cli("findings", "report", "ORT3")
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    assert len(done.stderr.strip().splitlines()) == 1 and "ORT3 not reproduced here" in done.stderr, done.stderr
+    assert "--from-output FILE" in done.stderr
+    elsewhere = tmp_path / "ort3.txt"
+    elsewhere.write_text("onnxruntime 1.31.1, numpy 2.4.6\nvalues [0.0, NaN, 0.0]\nREPRODUCED\n", encoding="utf-8")
+    done = run_cli("findings", "report", "ORT3", "--from-output", elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert "onnxruntime 1.31.1, numpy 2.4.6\nvalues [0.0, NaN, 0.0]\nREPRODUCED" in done.stdout
+    elsewhere.write_text("NOT REPRODUCED\n", encoding="utf-8")
+    done = run_cli("findings", "report", "ORT3", "--from-output", elsewhere)
+    assert done.returncode == 1 and f"in {elsewhere}" in done.stderr, done.stderr
+
+
 def test_the_span_names_the_first_release_and_the_fix() -> None:
     releases = ["1", "2", "3", "4"]
     fixed = span({"1": "cannot run", "2": "reproduced", "3": "reproduced", "4": "not reproduced"}, releases)

@@ -27,7 +27,7 @@ from conformance.findings import docs as finding_docs
 from conformance.findings import history as finding_history
 from conformance.findings import latest as finding_latest
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
-from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, expected_here, run_repro
+from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, ReproRun, expected_here, run_repro, verdict
 from conformance.findings.upstream import issue_body
 
 
@@ -56,6 +56,9 @@ def add_parser(commands: Any) -> None:
     report.add_argument("id", metavar="ID")
     report.add_argument("--no-run", dest="run", action="store_false",
                         help="do not run the repro for the issue's output section")
+    report.add_argument("--from-output", type=Path, metavar="FILE",
+                        help="the repro's output from a machine where it reproduced (its last line REPRODUCED), "
+                             "for the issue's output section, instead of running it here")
     report.add_argument("-o", "--output", type=Path, metavar="FILE", help="write it here instead of stdout")
     report.add_argument("--timeout", type=positive_seconds, default=REPRO_SECONDS, metavar="SECONDS",
                         help=f"the repro's limit (default: {REPRO_SECONDS:g})")
@@ -179,7 +182,21 @@ def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Conso
     if finding is None:
         _error(f"error: no finding {args.id} (known: {', '.join(loaded.findings)})")
         return 2
-    run = run_repro(finding, timeout=args.timeout) if args.run else None
+    if args.from_output is not None:
+        try:
+            output = args.from_output.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            _error(f"error: --from-output {args.from_output}: {exc.strerror or exc}")
+            return 2
+        run: ReproRun | None = ReproRun(finding.id, *verdict(0, output), output, 0.0, str(args.from_output))
+    else:
+        run = run_repro(finding, timeout=args.timeout) if args.run else None
+    if run is not None and run.outcome != "reproduced":
+        # A report is what a maintainer acts on: never from a run that does not show the bug.
+        said = run.reason or finding.not_here_why or "its last line is NOT REPRODUCED"
+        _error(f"{finding.id} {run.outcome} {'in ' + str(args.from_output) if args.from_output else 'here'} "
+               f"({said}): no report; run its repro where it reproduces and pass the output with --from-output FILE")
+        return 1
     issue = issue_body(finding, run)
     text = (f"<!-- for https://github.com/{issue.tracker}/issues/new -->\n"
             f"# {issue.title}\n\n{issue.body}")
