@@ -16,7 +16,7 @@ from harness import BASELINES, CASES, REPO, run_cli
 from conformance.cases.loader import load_cases
 from conformance.core.machine import host_tier
 from conformance.findings.history import span
-from conformance.findings.records import ID_PATTERN, load_findings, load_record
+from conformance.findings.records import ID_PATTERN, load_findings, load_record, upstream_labels
 from conformance.findings.running import expected_here, run_repro, verdict
 from conformance.gate import Baseline, Entry, compare, read_baseline
 from conformance.results.records import Result
@@ -298,3 +298,11 @@ def test_check_latest_runs_the_newest_release_and_exits_1_on_a_change(tmp_path: 
     assert done.returncode == 1, done.stdout + done.stderr
     said = " ".join(done.stdout.split())
     assert "SHOWS AGAIN in onnx" in said and "1 changed on the newest releases: REF1" in said, said
+
+
+def test_the_gate_names_only_an_issue_of_the_same_bug_as_a_findings_upstream() -> None:
+    """A fixed entry's label is its finding's own upstream issue or fix: AM-ORT4 links only
+    TVM's NaN thread (related), so the gate says it has none rather than "tvm#19558"."""
+    labels = upstream_labels()
+    assert labels["AM-ORT4"] == "no upstream issue"
+    assert labels["OV3"] == "openvino#35824"

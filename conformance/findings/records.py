@@ -251,5 +251,7 @@ def upstream_labels(root: Path | None = None) -> dict[str, str]:
     prints beside a fixed discrepancy. Records that cannot be read are left out."""
     labels: dict[str, str] = {}
     for finding in load_findings(root).findings.values():
-        labels[finding.id] = ", ".join(i.short for i in finding.upstream.leading) or "no upstream issue"
+        # Only an issue of the same bug or its fix: a related thread is not the finding's issue.
+        labels[finding.id] = ", ".join(i.short for i in finding.upstream.issues if i.relation in SAME_BUG) \
+            or "no upstream issue"
     return labels
