@@ -252,6 +252,6 @@ def upstream_labels(root: Path | None = None) -> dict[str, str]:
     labels: dict[str, str] = {}
     for finding in load_findings(root).findings.values():
         # Only an issue of the same bug or its fix: a related thread is not the finding's issue.
-        labels[finding.id] = ", ".join(i.short for i in finding.upstream.issues if i.relation in SAME_BUG) \
+        labels[finding.id] = ", ".join(i.short for i in finding.upstream.leading if i.relation in SAME_BUG) \
             or "no upstream issue"
     return labels
