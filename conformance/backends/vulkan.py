@@ -35,7 +35,7 @@ class Driver:
     # The description keys that say which build of the driver answers: lavapipe reports
     # driver version 0.0.1 whatever Mesa it is, so Mesa's package version says it;
     # SwiftShader reports its own (5.0.0), which Chromium's monthly releases rarely move.
-    build: tuple[str, ...]
+    build: tuple[str, ...] = ("vulkan_device", "vulkan_driver_version")
 
 
 DRIVERS = {
