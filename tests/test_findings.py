@@ -138,6 +138,20 @@ def test_one_status_rule_holds_for_every_record(tmp_path: Path, upstream: dict[s
     assert len(errors) == 1 and errors[0].startswith(f"{path}: upstream.") and said in errors[0], errors
 
 
+def test_what_a_repro_leaves_in_the_temporary_folder_goes_with_it(tmp_path: Path) -> None:
+    """A web repro's Chromium, killed with it, leaves its org.chromium.Chromium.* folders in
+    TMPDIR (one per run of `findings check` before): a repro's TMPDIR is its scratch folder."""
+    shutil.copytree(FINDINGS / "TVM3", tmp_path / "TVM3")
+    (tmp_path / "TVM3" / "repro.py").write_text(
+        "import tempfile\n"
+        "print(tempfile.mkdtemp(prefix='org.chromium.Chromium.'))\n"
+        "print('REPRODUCED')\n", encoding="utf-8")
+    run = run_repro(load_findings(tmp_path).findings["TVM3"])
+    assert run.outcome == "reproduced", run.output
+    left = Path(run.output.splitlines()[0])
+    assert left.name.startswith("org.chromium.Chromium.") and not left.exists(), left
+
+
 def test_a_broken_record_names_its_file_and_field_and_the_others_still_list(tmp_path: Path) -> None:
     root = tmp_path / "findings"
     shutil.copytree(FINDINGS / "OV3", root / "OV3")

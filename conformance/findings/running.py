@@ -72,7 +72,10 @@ def run_repro(finding: Finding, python: str = sys.executable, timeout: float = R
             # killed with it, as a group, when it ends or runs out of time.
             process = subprocess.Popen([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1"},
+                                       # TMPDIR inside the scratch folder: what the repro leaves there
+                                       # (a killed Chromium's org.chromium.Chromium.* folders) goes with it.
+                                       env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1",
+                                            "TMPDIR": scratch},
                                        start_new_session=True)
         except OSError as exc:
             return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
