@@ -216,12 +216,7 @@ def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Cons
     if not args.ids and not args.runtime:
         _error("error: name findings, or a runtime with --runtime")
         return 2
-    by_distribution: dict[str, list[Finding]] = {}
-    for finding in chosen:
-        if finding.repro.history:
-            by_distribution.setdefault(finding.repro.history, []).append(finding)
-        else:
-            console.print(Text(f"{finding.id}: its record names no distribution to vary (repro.history)"))
+    by_distribution = finding_history.by_distribution(chosen, lambda line: console.print(Text(line)))
     status = 0
     for distribution, findings in by_distribution.items():
         if distribution in finding_history.NOT_FROM_PYPI:

@@ -153,6 +153,18 @@ _LIST = ("import importlib.metadata as m, json; "
          "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))")
 
 
+def by_distribution(findings: Sequence[Finding], say: Callable[[str], None]) -> dict[str, list[Finding]]:
+    """The findings grouped by the distribution their repro varies (repro.history); one line
+    said for each that names none."""
+    grouped: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.repro.history:
+            grouped.setdefault(finding.repro.history, []).append(finding)
+        else:
+            say(f"{finding.id}: its record names no distribution to vary (repro.history)")
+    return grouped
+
+
 def companions_of(findings: Sequence[Finding]) -> set[str]:
     return {need for finding in findings for need in finding.repro.needs if need not in COMMANDS}
 

@@ -71,17 +71,11 @@ class Change:
 def on_newest(findings: Sequence[Finding], tier: str, jobs: int, say: Callable[[str], None]) -> list[Change]:
     """Each finding (with a distribution to vary, from the package index) on its runtime's
     newest release."""
-    by_distribution: dict[str, list[Finding]] = {}
-    for finding in findings:
-        distribution = finding.repro.history
-        if not distribution or distribution in finding_history.NOT_FROM_PYPI:
-            say(f"{finding.id}: " + (finding_history.NOT_FROM_PYPI.get(distribution, "") if distribution
-                                     else "its record names no distribution to vary (repro.history)")
-                + "; not checked on a newer release")
-            continue
-        by_distribution.setdefault(distribution, []).append(finding)
     changes = []
-    for distribution, group in by_distribution.items():
+    for distribution, group in finding_history.by_distribution(findings, say).items():
+        if distribution in finding_history.NOT_FROM_PYPI:
+            say(f"{distribution}: {finding_history.NOT_FROM_PYPI[distribution]}; not checked on a newer release")
+            continue
         try:
             version = newest_release(distribution)
         except NoRelease as exc:
