@@ -113,7 +113,7 @@ def test_what_a_runtime_prints_on_stderr_after_the_verdict_is_not_the_verdict(tm
                       "print('REPRODUCED')\n", encoding="utf-8")
     run = run_repro(load_findings(tmp_path).findings["TVM3"])
     assert (run.outcome, run.reason) == ("reproduced", "")
-    assert run.output.splitlines() == ["REPRODUCED", "nanobind: leaked 3 instances!"]
+    assert run.output.splitlines() == ["nanobind: leaked 3 instances!", "REPRODUCED"]
 
 
 @pytest.mark.parametrize(("upstream", "said"), [

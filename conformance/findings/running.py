@@ -32,7 +32,7 @@ class ReproRun:
     finding: str
     outcome: str  # one of OUTCOMES
     reason: str  # why it cannot run, or how it broke
-    output: str  # what it printed: stdout, then stderr
+    output: str  # what it printed: stderr, then stdout (which ends with the verdict)
     seconds: float
     python: str  # the interpreter it ran with
 
@@ -94,8 +94,10 @@ def run_repro(finding: Finding, python: str = sys.executable, timeout: float = R
 
 
 def _both(stdout: bytes | None, stderr: bytes | None) -> str:
+    # stderr first: the output then ends, as a pasted report or a failing test's tail, with the
+    # repro's figures and verdict rather than a compiler's warnings
     said, warned = _text(stdout), _text(stderr)
-    return f"{said.rstrip(chr(10))}\n{warned}" if said and warned else said or warned
+    return f"{warned.rstrip(chr(10))}\n{said}" if said and warned else said or warned
 
 
 def _kill_group(pid: int) -> None:
