@@ -16,8 +16,10 @@ from harness import BASELINES, CASES, REPO, run_cli
 from conformance.cases.loader import load_cases
 from conformance.core.machine import host_tier
 from conformance.findings.history import span
+from conformance.findings.lint import problems, vocabulary_here
 from conformance.findings.records import ID_PATTERN, load_findings, load_record, upstream_labels
 from conformance.findings.running import expected_here, run_repro, verdict
+from conformance.findings.upstream import SCREEN_LINES, issue_body
 from conformance.gate import Baseline, Entry, compare, read_baseline
 from conformance.results.records import Result
 
@@ -25,6 +27,7 @@ FINDINGS = REPO / "findings"
 LOADED = load_findings(FINDINGS)
 RECORDS = sorted(LOADED.findings)
 SUITE_MODULES = {"conformance", "backends"}
+VOCABULARY = vocabulary_here(FINDINGS)
 
 
 def test_every_record_loads_and_ids_are_unique() -> None:
@@ -77,7 +80,17 @@ def test_a_repro_imports_nothing_of_the_suite(finding_id: str) -> None:
 
 
 @pytest.mark.parametrize("finding_id", RECORDS)
+def test_a_report_stands_on_its_own_and_its_repro_is_short(finding_id: str) -> None:
+    """Issue 37: no case ids, backend, rule or outcome names or other findings' ids in what goes
+    upstream; a repro's working part of at most 40 lines; an import for every need."""
+    finding = LOADED.findings[finding_id]
+    assert problems(finding, LOADED.findings, VOCABULARY) == []
+
+
+@pytest.mark.parametrize("finding_id", RECORDS)
 def test_the_repro_runs_here_and_agrees_with_its_record(finding_id: str) -> None:
+    """Run as `findings check` does: in an environment holding only the record's needs. What it
+    printed goes into the report, so the report, output included, is scanned too."""
     finding = LOADED.findings[finding_id]
     run = run_repro(finding)
     assert run.outcome != "broken", f"{run.reason}\n{run.output[-3000:]}"
@@ -85,6 +98,8 @@ def test_the_repro_runs_here_and_agrees_with_its_record(finding_id: str) -> None
         assert run.reason, run.output[-2000:]
         return
     assert run.outcome == expected_here(finding, host_tier()), run.output[-3000:]
+    if run.outcome == "reproduced":
+        assert VOCABULARY.suite_words(issue_body(finding, run).body) == []
     distribution = finding.repro.history
     if distribution and distribution != "onnxruntime-web":
         try:
@@ -185,7 +200,7 @@ def test_report_ov3_is_a_complete_openvino_issue_naming_the_known_issue() -> Non
         assert quote in body
 
 
-@pytest.mark.parametrize(("finding_id", "tracker"), [("ORT3", "### ONNX Runtime Version or Commit ID"),
+@pytest.mark.parametrize(("finding_id", "tracker"), [("ORT1", "### ONNX Runtime Version or Commit ID"),
                                                      ("REF1", "### Reproduction instructions"),
                                                      ("TR3", "## To reproduce")])
 def test_report_follows_each_trackers_template(finding_id: str, tracker: str) -> None:
@@ -210,6 +225,41 @@ def test_report_refuses_a_run_that_does_not_reproduce_and_takes_one_from_elsewhe
     elsewhere.write_text("NOT REPRODUCED\n", encoding="utf-8")
     done = run_cli("findings", "report", "ORT3", "--from-output", elsewhere)
     assert done.returncode == 1 and f"in {elsewhere}" in done.stderr, done.stderr
+
+
+def test_a_finding_fixed_upstream_gets_a_comment_naming_the_release_not_a_new_issue(tmp_path: Path) -> None:
+    """ORT3 stopped reproducing in onnxruntime 1.32.0 (findings/history.yaml): from an older
+    release's output the report says so, and offers the output as a comment."""
+    elsewhere = tmp_path / "ort3.txt"
+    elsewhere.write_text("onnxruntime 1.31.1\nREPRODUCED\n", encoding="utf-8")
+    done = run_cli("findings", "report", "ORT3", "--from-output", elsewhere)
+    assert done.returncode == 0, done.stderr
+    assert "# Fixed in onnxruntime 1.32.0: " in done.stdout and "No new issue" in done.stdout
+    assert "issues/new" not in done.stdout and "onnxruntime 1.31.1\nREPRODUCED" in done.stdout
+
+
+def test_a_companion_longer_than_a_screen_is_attached_not_inlined(tmp_path: Path) -> None:
+    """DML1's C program: written beside the report, named in it, not pasted into it."""
+    program = FINDINGS / "DML1" / "repro_windows.c"
+    assert len(program.read_text(encoding="utf-8").splitlines()) > SCREEN_LINES
+    done = run_cli("findings", "report", "DML1", "--no-run", "-o", tmp_path / "DML1.md")
+    assert done.returncode == 0, done.stderr
+    body = (tmp_path / "DML1.md").read_text(encoding="utf-8")
+    assert "`repro_windows.c`: attached to this issue" in body and "#include" not in body
+    assert (tmp_path / "repro_windows.c").read_bytes() == program.read_bytes()
+
+
+@pytest.mark.parametrize(("finding_id", "template"), [("TR6", "plain"), ("REF1", "onnx"), ("ORT1", "onnxruntime"),
+                                                      ("OV3", "openvino")])
+def test_a_report_says_expected_and_actual_once(finding_id: str, template: str) -> None:
+    body = issue_body(LOADED.findings[finding_id], None).body
+    finding = LOADED.findings[finding_id]
+    assert body.count(finding.expected) == 1 and body.count(finding.actual) == 1, template
+
+
+def test_a_web_report_names_the_one_provider_it_shows_on() -> None:
+    body = issue_body(LOADED.findings["WASM1"], None).body
+    assert "### Execution Provider\n\nWebAssembly (onnxruntime-web)" in body and "WebGPU" not in body
 
 
 def test_the_span_names_the_first_release_and_the_fix() -> None:

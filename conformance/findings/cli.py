@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -26,6 +27,7 @@ from conformance.core.text import printable
 from conformance.findings import docs as finding_docs
 from conformance.findings import history as finding_history
 from conformance.findings import latest as finding_latest
+from conformance.findings import lint as finding_lint
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
 from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, ReproRun, expected_here, run_repro, verdict
 from conformance.findings.upstream import issue_body
@@ -69,6 +71,10 @@ def add_parser(commands: Any) -> None:
     history.add_argument("--versions", metavar="A,B,...", help="the releases (default: a few a year from 2024)")
     history.add_argument("--record", action="store_true", help="merge the outcomes into findings/history.yaml")
     history.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
+    lint = verbs.add_parser("lint", help="what keeps a report from standing on its own (the suite's words, a long "
+                                         "repro, an import its needs lack), without running anything")
+    lint.add_argument("ids", nargs="*", metavar="ID", help="only these findings (default: all)")
+    lint.add_argument("--runtime", metavar="NAME", help="only this runtime's findings")
     docs = verbs.add_parser("docs", help="regenerate docs/findings.md's lists and release table from the records")
     docs.add_argument("--check", action="store_true", help="only say whether the page is up to date (exit 1 if not)")
     docs.add_argument("--page", type=Path, default=Path("docs/findings.md"), metavar="FILE")
@@ -84,7 +90,8 @@ def main(args: argparse.Namespace, console: Console) -> int:
     if not loaded.findings and not loaded.errors:
         _error(f"error: no finding records under {root}")
         return 2
-    verb = {"list": _list, "check": _check, "report": _report, "history": _history, "docs": _docs}[args.verb]
+    verb = {"list": _list, "check": _check, "report": _report, "history": _history, "docs": _docs,
+            "lint": _lint}[args.verb]
     status = verb(args, loaded, root, console)
     return max(status, 2 if loaded.errors else 0)
 
@@ -191,21 +198,54 @@ def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Conso
         run: ReproRun | None = ReproRun(finding.id, *verdict(0, output), output, 0.0, str(args.from_output))
     else:
         run = run_repro(finding, timeout=args.timeout) if args.run else None
+    fixed_in = _fixed_in(finding, root)
     if run is not None and run.outcome != "reproduced":
         # A report is what a maintainer acts on: never from a run that does not show the bug.
         said = run.reason or finding.not_here_why or "its last line is NOT REPRODUCED"
         _error(f"{finding.id} {run.outcome} {'in ' + str(args.from_output) if args.from_output else 'here'} "
                f"({said}): no report; run its repro where it reproduces and pass the output with --from-output FILE")
         return 1
-    issue = issue_body(finding, run)
-    text = (f"<!-- for https://github.com/{issue.tracker}/issues/new -->\n"
-            f"# {issue.title}\n\n{issue.body}")
+    issue = issue_body(finding, run, fixed_in)
+    where = (f"a comment on an existing issue of https://github.com/{issue.tracker}, if any" if issue.fixed_in
+             else f"https://github.com/{issue.tracker}/issues/new")
+    text = f"<!-- for {where} -->\n# {issue.title}\n\n{issue.body}"
     if args.output:
         args.output.write_text(text, encoding="utf-8")
-        console.print(Text(f"wrote {args.output} (for {issue.tracker})"))
+        for name in issue.attachments:  # beside the body, to attach to the issue
+            shutil.copyfile(finding.folder / name, args.output.parent / name)
+        attached = f"; attach {', '.join(issue.attachments)} (written beside it)" if issue.attachments else ""
+        console.print(Text(f"wrote {args.output} (for {issue.tracker}){attached}"))
     else:
         sys.stdout.write(text)
+        if issue.attachments:
+            _error(f"attach {', '.join(str(finding.folder / name) for name in issue.attachments)} to the issue")
     return 0
+
+
+def _fixed_in(finding: Finding, root: Path) -> str:
+    """The release from which on `findings history` measured it gone, if it is gone here too."""
+    if finding.reproduces_here or not finding.repro.history:
+        return ""
+    measured = (finding_history.read_history(root).get("runtimes") or {}).get(finding.repro.history) or {}
+    outcomes = (measured.get("findings") or {}).get(finding.id) or {}
+    releases = [v for v in measured.get("releases", []) if v not in (measured.get("refused") or {})]
+    return finding_history.span(outcomes, releases).fixed if outcomes else ""
+
+
+def _lint(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:
+    chosen = _chosen(args, loaded)
+    if isinstance(chosen, str):
+        _error(f"error: {chosen}")
+        return 2
+    vocabulary = finding_lint.vocabulary_here(root)
+    troubled = 0
+    for finding in chosen:
+        found = finding_lint.problems(finding, loaded.findings, vocabulary)
+        troubled += bool(found)
+        for problem in found:
+            print(printable(f"{finding.id}: {problem}"))
+    print(f"{troubled} of {len(chosen)} findings have problems", file=sys.stderr)
+    return 1 if troubled else 0
 
 
 def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:

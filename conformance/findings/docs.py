@@ -48,6 +48,8 @@ def entry(finding: Finding, history: Mapping[str, Any]) -> str:
     facts = [f"upstream: {_upstream(finding)}", f"repro: [`{script}`](../{script})"]
     if finding.repro.windows:
         facts.append(f"on Windows: [`{finding.repro.windows}`](../findings/{finding.id}/{finding.repro.windows})")
+    if finding.see_also:
+        facts.append("see also " + ", ".join(f"[{other}](#{other})" for other in finding.see_also))
     releases = _releases(finding, history)
     if releases:
         facts.append(f"releases: {releases}")

@@ -111,6 +111,7 @@ class Finding:
     reproduces_here: bool = True
     not_here_why: str = ""
     baseline_notes: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    see_also: tuple[str, ...] = ()  # other findings of the same cause or family
 
     @property
     def script(self) -> Path:
@@ -196,6 +197,7 @@ def _finding(folder: Path, raw: dict[str, Any]) -> Finding:
         text=raw["text"].strip(), kind=raw.get("kind", ""), backends=tuple(raw.get("backends") or ()),
         conditions=dict(raw.get("conditions") or {}), reproduces_here=reproduces.get("here", True),
         not_here_why=reproduces.get("why", ""),
+        see_also=tuple(raw.get("see_also") or ()),
         baseline_notes={backend: tuple(keys) for backend, keys in (raw.get("baseline_notes") or {}).items()},
     )
 

@@ -10,7 +10,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 
 from conformance.backends.cache import cache_root
 from conformance.core.machine import Scope
+from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
 
 REPRO_SECONDS = 180.0  # a repro should take under a minute; this is the net for one that hangs
@@ -60,9 +60,12 @@ def verdict(status: int, output: str) -> tuple[str, str]:
     return outcome, ""
 
 
-def run_repro(finding: Finding, python: str = sys.executable, timeout: float = REPRO_SECONDS,
+def run_repro(finding: Finding, python: str | None = None, timeout: float = REPRO_SECONDS,
               env: dict[str, str] | None = None) -> ReproRun:
+    """Run the repro with `python`, or by default in an environment holding only its `needs`
+    (what a maintainer who installs what the record lists would have)."""
     started = time.monotonic()
+    python = python or python_for(finding.repro.needs)
     with tempfile.TemporaryDirectory(prefix=f"repro-{finding.id}-") as scratch:
         folder = Path(scratch) / finding.id
         shutil.copytree(finding.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))

@@ -1,7 +1,10 @@
 """The body of an upstream issue for one finding, in the shape the runtime's tracker asks for:
 OpenVINO's bug form, ONNX Runtime's bug form (every provider and ONNX Runtime Web), ONNX's bug
 template; tract, DirectML, IREE and TVM have none here, so theirs is a plain report with the same parts. The
-repro goes in whole: it is the steps, and it prints the versions."""
+repro goes in whole: it is the steps, and it prints the versions; a companion file longer than a
+screen (DirectML's C programs) is attached rather than inlined. A finding a later release fixes
+gets no new issue: its body says which release fixes it and what to add to the issue of the same
+bug, if there is one."""
 
 from __future__ import annotations
 
@@ -24,8 +27,14 @@ TRACKERS = {
     "iree": "iree-org/iree",
     "tvm": "apache/tvm",
 }
-_PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML",
-              "onnxruntime-web": "WebAssembly or WebGPU (onnxruntime-web)"}
+_PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML"}
+SCREEN_LINES = 60  # a companion file longer than this is attached to the issue, not inlined
+
+
+def _provider(finding: Finding) -> str:
+    if finding.runtime == "onnxruntime-web":  # the section names the one it shows on
+        return "WebGPU (onnxruntime-web)" if "webgpu" in finding.section else "WebAssembly (onnxruntime-web)"
+    return _PROVIDERS[finding.runtime]
 
 
 @dataclass(frozen=True)
@@ -33,13 +42,42 @@ class IssueBody:
     tracker: str  # owner/repo
     title: str
     body: str
+    attachments: tuple[str, ...] = ()  # files of the finding's folder to attach to the issue
+    fixed_in: str = ""  # the release that fixes it: the body is a comment, not a new issue
 
 
-def issue_body(finding: Finding, run: ReproRun | None) -> IssueBody:
+def issue_body(finding: Finding, run: ReproRun | None, fixed_in: str = "") -> IssueBody:
+    """`fixed_in`: the release (of the repro's history distribution) from which on it no longer
+    shows, as `findings history` measured."""
     tracker = TRACKERS[finding.runtime]
+    attachments = tuple(name for name in _companions(finding) if _long(finding, name))
+    if fixed_in:
+        return IssueBody(tracker, f"Fixed in {finding.repro.history or finding.runtime} {fixed_in}: {finding.title}",
+                         _fixed(finding, run, fixed_in), attachments, fixed_in)
     shape = _SHAPES.get(tracker, _plain)
     title = f"[Bug]: {finding.title}" if tracker == "openvinotoolkit/openvino" else finding.title
-    return IssueBody(tracker, title, shape(finding, run).rstrip() + "\n")
+    return IssueBody(tracker, title, shape(finding, run).rstrip() + "\n", attachments)
+
+
+def _companions(finding: Finding) -> list[str]:
+    return [*finding.repro.files, *filter(None, [finding.repro.windows])]
+
+
+def _long(finding: Finding, name: str) -> bool:
+    return len((finding.folder / name).read_text(encoding="utf-8").splitlines()) > SCREEN_LINES
+
+
+def _fixed(finding: Finding, run: ReproRun | None, fixed_in: str) -> str:
+    same = [issue for issue in finding.upstream.issues if issue.relation in ("same", "fix")]
+    where = (f"Nothing to report: no issue of this bug exists upstream ({finding.upstream.looked_up}), and "
+             f"{finding.repro.history or finding.runtime} {fixed_in} fixes it." if not same else
+             "What follows may be added as a comment to " + ", ".join(f"{i.short} ({i.url})" for i in same)
+             + " to confirm the fix:")
+    return (f"> No new issue: measured fixed in {finding.repro.history or finding.runtime} {fixed_in} (it reproduces "
+            f"on the releases before it). {where}\n\n"
+            f"{finding.text}\n\n**Input:** {finding.input}\n\n**Expected:** {finding.expected}\n\n"
+            f"**Actual, before {fixed_in}:** {finding.actual}\n\n"
+            f"**To check:**\n\n{_steps(finding)}\nWhat it printed before the fix:\n\n{_output(run)}")
 
 
 def _versions(finding: Finding) -> str:
@@ -59,13 +97,16 @@ def _known(finding: Finding) -> str:
     return ""
 
 
-def _description(finding: Finding) -> str:
+def _description(finding: Finding, outcome: bool = True) -> str:
+    """What goes wrong; with `outcome`, the input, expected and actual too (a template with
+    sections of its own for them passes False, so that each is said once)."""
     conditions = "".join(f"- {name}: {value}\n" for name, value in finding.conditions.items())
     quotes = "\n".join(f"> {quote}\n>\n> ({document})\n" for document, quote in finding.documents)
     domain = ("Inside the documents' defined domain: they say what the answer is." if finding.domain == "defined"
               else "Outside what the documents promise: reported as an inconsistency, not a broken promise.")
-    return (f"{finding.text}\n\n**Input:** {finding.input}\n\n**Expected:** {finding.expected}\n\n"
-            f"**Actual:** {finding.actual}\n\n{domain}\n\n**What the documents say:**\n\n{quotes}\n"
+    said = (f"\n\n**Input:** {finding.input}\n\n**Expected:** {finding.expected}\n\n**Actual:** {finding.actual}"
+            if outcome else f"\n\n**Input:** {finding.input}")
+    return (f"{finding.text}{said}\n\n{domain}\n\n**What the documents say:**\n\n{quotes}\n"
             + (f"**It needs:**\n\n{conditions}\n" if conditions else ""))
 
 
@@ -73,10 +114,13 @@ def _steps(finding: Finding) -> str:
     parts = [f"Save this as `{finding.repro.script}` and run `python {finding.repro.script}` "
              "(it prints the versions it uses, the input, the output and the documents' answer):\n",
              _fenced(finding, finding.repro.script)]
-    for name in finding.repro.files:
-        parts += [f"\nBeside it, `{name}`:\n", _fenced(finding, name)]
-    if finding.repro.windows:
-        parts += [f"\nOn Windows, `{finding.repro.windows}`:\n", _fenced(finding, finding.repro.windows)]
+    for name in _companions(finding):
+        where = "On Windows" if name == finding.repro.windows else "Beside it"
+        if _long(finding, name):
+            lines = len((finding.folder / name).read_text(encoding="utf-8").splitlines())
+            parts.append(f"\n{where}, `{name}`: attached to this issue ({lines} lines).\n")
+        else:
+            parts += [f"\n{where}, `{name}`:\n", _fenced(finding, name)]
     return "\n".join(parts) + "\n"
 
 
@@ -145,7 +189,7 @@ def _onnxruntime(finding: Finding, run: ReproRun | None) -> str:
         f"### ONNX Runtime Version or Commit ID\n\n{ort}\n\n"
         f"### ONNX Runtime API\n\n{'JavaScript' if web else 'Python'}\n\n"
         f"### Architecture\n\n{platform.machine()}\n\n"
-        f"### Execution Provider\n\n{_PROVIDERS[finding.runtime]}\n\n"
+        f"### Execution Provider\n\n{_provider(finding)}\n\n"
         f"### Execution Provider Library Version\n\n{_versions(finding)}\n\n"
         f"### Related upstream threads\n\n{_related(finding)}"
     )
@@ -155,7 +199,7 @@ def _onnx(finding: Finding, run: ReproRun | None) -> str:
     return (
         _known(finding)
         + "# Bug Report\n\n### Is the issue related to model conversion?\n\nNo.\n\n"
-        f"### Describe the bug\n\n{_description(finding)}\n"
+        f"### Describe the bug\n\n{_description(finding, outcome=False)}\n**Actual:** {finding.actual}\n\n"
         f"### System information\n\n- OS Platform and Distribution: {_here()}\n- {_versions(finding)}\n"
         f"- Python version: {platform.python_version()}\n\n"
         f"### Reproduction instructions\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
@@ -167,7 +211,7 @@ def _onnx(finding: Finding, run: ReproRun | None) -> str:
 def _plain(finding: Finding, run: ReproRun | None) -> str:
     return (
         _known(finding)
-        + f"## What happens\n\n{_description(finding)}\n"
+        + f"## What happens\n\n{_description(finding, outcome=False)}\n"
         f"## Environment\n\n- {_versions(finding)}\n- {_here()}, Python {platform.python_version()}\n"
         + "".join(f"- {name}: {value}\n" for name, value in finding.conditions.items())
         + f"\n## To reproduce\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
