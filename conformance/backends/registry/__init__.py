@@ -27,6 +27,7 @@ from conformance.backends import (
     ort_cuda,
     ort_dml,
     ort_openvino,
+    tinygrad_onnx,
     tract_onnx,
     tvm_relax,
 )
@@ -60,6 +61,7 @@ RECORDS: tuple[BackendRecord, ...] = (
     iree_compiled.CPU,
     *iree_compiled.ON_VULKAN,
     tvm_relax.RECORD,
+    tinygrad_onnx.RECORD,
 )
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
