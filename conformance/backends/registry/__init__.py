@@ -21,6 +21,7 @@ from typing import TypeGuard
 
 from conformance.backends import (
     iree_compiled,
+    mnn_cpu,
     onnx_reference,
     openvino_native,
     ort_cpu,
@@ -62,6 +63,7 @@ RECORDS: tuple[BackendRecord, ...] = (
     *iree_compiled.ON_VULKAN,
     tvm_relax.RECORD,
     tinygrad_onnx.RECORD,
+    mnn_cpu.RECORD,
 )
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
