@@ -30,6 +30,7 @@ from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.operator.outcome import Verdict
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
+from conformance.running.offline import forbid_network_and_installs
 from conformance.running.runner import GraphCache, execute, execute_pack
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
@@ -243,6 +244,7 @@ def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
 
 def _serve(connection: Connection, pickled: bytes, graph_reuse: bool = True, said: str = "") -> None:
     die_with_parent()  # no orphan after a SIGKILL of the main process
+    forbid_network_and_installs()  # before the runtime loads: nothing it runs may reach out or install
     if said:
         # What the runtime prints (a Rust panic, a native abort's message, a native log on
         # stdout) goes to a file the main process reads into the crash result it causes, not
