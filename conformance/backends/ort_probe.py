@@ -49,7 +49,7 @@ def _probe(backend: OrtBackend, options: dict[str, str]) -> Availability:
     try:
         ort = ort_module()
         session: Any = ort.InferenceSession(
-            probe_model(), backend.session_options(), providers=[(backend.provider, options)],
+            probe_model(), backend.session_options(), providers=backend.session_providers(),
         )
         backend.check_placement(session)
         session.run(None, {"X": np.array([[1.0, 3.0, 2.0, 3.0]], dtype=np.float32)})

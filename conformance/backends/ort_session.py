@@ -62,6 +62,11 @@ class OrtBackend(Backend):
     def provider_options(self) -> dict[str, str]:
         return {}
 
+    def session_providers(self) -> list[tuple[str, dict[str, str]]] | None:
+        """InferenceSession's `providers`: this provider with its options (None where the
+        session options name the provider, as a plugin provider's devices do)."""
+        return [(self.provider, self.provider_options())]
+
     def session_options(self) -> Any:
         options = ort_module().SessionOptions()
         options.log_severity_level = 4  # errors become verdicts; warnings are not results
@@ -145,7 +150,7 @@ class OrtBackend(Backend):
         with self.compiling():
             session = ort.InferenceSession(
                 model.SerializeToString(), self.session_options(),
-                providers=[(self.provider, self.provider_options())],
+                providers=self.session_providers(),
                 # Keep a wrapping Identity: removing it would hand the provider one node again.
                 disabled_optimizers=["EliminateIdentity"] if wrapping else None,
             )
