@@ -28,6 +28,7 @@ from conformance.backends import (
     ort_cuda,
     ort_dml,
     ort_openvino,
+    ort_webgpu,
     tinygrad_onnx,
     tract_onnx,
     tvm_relax,
@@ -64,6 +65,7 @@ RECORDS: tuple[BackendRecord, ...] = (
     tvm_relax.RECORD,
     tinygrad_onnx.RECORD,
     mnn_cpu.RECORD,
+    ort_webgpu.RECORD,
 )
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
