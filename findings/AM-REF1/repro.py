@@ -1,30 +1,12 @@
-"""AM-REF1: onnx's reference evaluator, ArgMax/ArgMin with NaN: the first NaN wins both operators.
-
-The reference evaluator's ArgMax/ArgMin are numpy's argmax/argmin, where the first NaN wins (with
-select_last_index the axis is flipped, so the last NaN wins): for ArgMin that is NaN below every
-number, for ArgMax NaN above. Valid under a NaN placement; ONNX says nothing on NaN; DirectML's answer
-(NaN never chosen over a number by ArgMin) differs. Standalone: onnx (onnx.reference.ReferenceEvaluator,
-from onnx 1.13), numpy.
-
-ONNX ArgMin-13: "If select_last_index is True (default False), the index of the last occurrence of the
-min is selected if the min appears more than once in the input. Otherwise the index of the first
-occurrence is selected." No version says where NaN goes.
-"""
+"""onnx's reference evaluator (onnx.reference.ReferenceEvaluator) answers ArgMax and ArgMin with NaN as numpy's
+argmax/argmin do: the first NaN wins both operators (with select_last_index=1 the axis is flipped, so the last
+NaN wins). For ArgMin that treats NaN as below every number, for ArgMax as above: each answer fits one NaN
+placement, but the two operators use opposite ones, and DirectML's ArgMin never chooses a NaN over a number.
+ONNX ArgMax/ArgMin say nothing on NaN. Needs onnx (1.13 or later) and numpy. Prints the versions, then per
+input the index each NaN placement allows and the reference's; the last line is REPRODUCED (exit 0: a NaN wins
+in each), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import sys
-
-
-def cpu_name():
-    name = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return name or "unknown"
-
 
 try:
     import numpy as np
@@ -35,36 +17,23 @@ except ImportError as error:
     print(f"CANNOT RUN: {error}")
     sys.exit(2)
 
-print("onnx", onnx.__version__, "| numpy", np.__version__)
-print("python", sys.version.split()[0], "|", platform.platform(), "|", cpu_name())
-
-
-def arg(op, x, last=0):
-    """ONNX ArgMax/ArgMin-13 (axis 0, keepdims=0, ir_version 7) on the reference evaluator."""
-    node = helper.make_node(op, ["X"], ["I"], axis=0, keepdims=0, select_last_index=last)
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, list(x.shape))],
+print(f"onnx {onnx.__version__}, numpy {np.__version__}; Python {platform.python_version()}, {platform.platform()}")
+nan = float("nan")
+INPUTS = [  # operator, row, select_last_index, the first (last) NaN's index, answer with NaN above, with NaN below
+    ("ArgMin", [2, nan, 2, 1], 0, 1, 3, 1),
+    ("ArgMin", [nan, 1, nan], 1, 2, 1, 2),
+    ("ArgMax", [2, nan, 2, 1], 0, 1, 1, 0),
+    ("ArgMax", [nan, 1, nan], 1, 2, 2, 1),
+]
+nan_wins = True
+for op, row, last, nan_index, above, below in INPUTS:
+    graph = helper.make_graph([helper.make_node(op, ["X"], ["I"], axis=0, keepdims=0, select_last_index=last)], "arg",
+                              [helper.make_tensor_value_info("X", TensorProto.FLOAT, [len(row)])],
                               [helper.make_tensor_value_info("I", TensorProto.INT64, None)])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=7)
-    return np.asarray(ReferenceEvaluator(model).run(None, {"X": x})[0]).tolist()
-
-
-n = np.nan
-INPUTS = [  # op, row, select_last_index, the first (last) NaN's index, NaN-high answer, NaN-low answer
-    ("ArgMin", [2, n, 2, 1], 0, 1, 3, 1),
-    ("ArgMin", [n, 1, n], 1, 2, 1, 2),
-    ("ArgMax", [2, n, 2, 1], 0, 1, 1, 0),
-    ("ArgMax", [n, 1, n], 1, 2, 2, 1),
-]
-seen = 0
-for op, row, last, nan_index, high, low in INPUTS:
-    got = arg(op, np.array(row, np.float32), last)
-    seen += got == nan_index
-    print(f"{op} float32 {row} axis 0 select_last_index={last}: reference {got}"
-          f"{' (the ' + ('last' if last else 'first') + ' NaN)' if got == nan_index else ''}; "
-          f"documents {high} (NaN above every number) or {low} (NaN below)")
-# What the finding is: the NaN wins in each of these (for ArgMin, NaN below every number).
-if seen == len(INPUTS):
-    print("REPRODUCED")
-    sys.exit(0)
-print("NOT REPRODUCED")
-sys.exit(1)
+    got = int(ReferenceEvaluator(model).run(None, {"X": np.array(row, np.float32)})[0])
+    nan_wins = nan_wins and got == nan_index
+    print(f"{op}-13 float32 {row}, axis 0, select_last_index={last}: expected {above} (NaN above every number) "
+          f"or {below} (NaN below); reference {got}{' (a NaN)' if got == nan_index else ''}")
+print("REPRODUCED" if nan_wins else "NOT REPRODUCED")
+sys.exit(0 if nan_wins else 1)
