@@ -1,151 +1,52 @@
-"""TR10: tract's ArgMax and ArgMin over an empty axis return index 0, an index into nothing, where
-ArgMax-11 says the input "must not be empty". Standalone: tract, numpy and onnx (onnx.helper builds the models).
-Prints the versions, then per input the input, tract's output and the documents' answer; the last
-line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2).
-
-Named repro.py: a script named tract.py would import itself as `tract`."""
-import os
+"""tract's ArgMax and ArgMin over an empty axis return index 0, an index into nothing, where ArgMax-11
+and ArgMin-11 say "The input tensor must not be empty." (opsets 1, 12 and 13 say nothing of an empty
+input, and no index exists there). Needs tract, onnx and numpy; writes model.onnx in the current
+folder. Prints the versions, then per input the input, the answer expected and tract's; the last
+line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2). Do not name it
+tract.py (it would shadow the tract package)."""
 import platform
 import sys
-import tempfile
-
-os.environ["RUST_BACKTRACE"] = "0"       # tract's errors and panics without a backtrace
-os.environ["RUST_LIB_BACKTRACE"] = "0"
-
-
-def finish(line, status):
-    print(line)
-    sys.exit(status)
-
 
 try:
     import numpy as np
     import onnx
     import tract
-    from onnx import TensorProto, helper
+    from onnx import helper
 except Exception as error:  # a module missing, or a build that cannot load here
-    finish(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})", 2)
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
+NEW = hasattr(tract, "Tensor")  # tract's Python API from 0.23 on: load, into_model, outputs of their own type
 
 
-def cpu():
+def run(node, opset, inputs):
+    """One ONNX node run by tract on inputs (name: array): its outputs as lists, or its error."""
+    # tract's bindings before 0.23 read every output as float32: there the graph casts its outputs to float32.
+    casts = [] if NEW else [helper.make_node("Cast", [name], [name + "_f32"], to=1) for name in node.output]
+    graph = helper.make_graph([node, *casts], "g", [helper.make_tensor_value_info(
+        name, helper.np_dtype_to_tensor_dtype(a.dtype), a.shape) for name, a in inputs.items()],
+        [helper.make_empty_tensor_value_info(name) for n in casts or [node] for name in n.output])
+    ops = [helper.make_opsetid("", opset)]  # with the lowest IR version it allows, so that older releases load it
+    onnx.save(helper.make_model(graph, opset_imports=ops, ir_version=helper.find_min_ir_version_for(ops)), "model.onnx")
     try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        model = tract.onnx().load("model.onnx") if NEW else tract.onnx().model_for_path("model.onnx")
+        model.set_input_fact(0, ",".join(map(str, [*inputs["X"].shape, "f32"])))  # tract 0.19 reads a 0 dim as unknown
+        model = (model.into_model() if NEW else model.into_optimized()).into_runnable()
+        return [out.to_numpy().tolist() for out in model.run(list(inputs.values()))]
+    except tract.TractError as error:  # its message, less the backtrace that RUST_BACKTRACE=1 adds
+        return "error: " + " ".join(str(error).split("Stack backtrace")[0].split())
 
 
-def print_versions():
-    print(f"tract {tract.version()}, numpy {np.__version__}, onnx {onnx.__version__}")
-    print(f"Python {sys.version.split()[0]}; {platform.platform()}; CPU {cpu()}")
-
-
-def save(graph, opset, ir_version):
-    """The graph as an ONNX file (tract's bindings load from a path); ir_version the lowest the
-    opset allows, so that older releases load it."""
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="repro")
-    model.ir_version = ir_version
-    handle, path = tempfile.mkstemp(suffix=".onnx")
-    with os.fdopen(handle, "wb") as file:
-        file.write(model.SerializeToString())
-    return path
-
-
-def message(error):
-    """tract's error on one line: its first line (cut) and its last, the cause."""
-    lines = [line.strip() for line in str(error).split("Stack backtrace:")[0].splitlines() if line.strip()]
-    if not lines:
-        return "TractError"
-    first = lines[0] if len(lines[0]) <= 70 else lines[0][:70] + "..."
-    return "TractError: " + (f"{first} ... {lines[-1]}" if len(lines) > 1 else first)
-
-
-NUMPY_OF_TRACT = {0x01: "bool", 0x11: "uint8", 0x12: "uint16", 0x14: "uint32", 0x18: "uint64", 0x21: "int8",
-                  0x22: "int16", 0x24: "int32", 0x28: "int64", 0x32: "float16", 0x34: "float32", 0x38: "float64"}
-
-
-def to_numpy(out):
-    """An output as numpy. The bindings before 0.22 (tract.Value) read every output as float32, the
-    int64 indices included, so there the bytes are read with the element type tract reports."""
-    if type(out).__name__ != "Value":
-        return out.to_numpy()
-    from ctypes import POINTER, byref, c_size_t, c_uint32, c_void_p, string_at
-    dt, rank, shape, data = c_uint32(), c_size_t(), POINTER(c_size_t)(), c_void_p()
-    lib = tract.bindings.lib  # tract_value_inspect in 0.19, tract_value_as_bytes from 0.20
-    inspect = getattr(lib, "tract_value_as_bytes", None) or lib.tract_value_inspect
-    tract.bindings.check(inspect(out.ptr, byref(dt), byref(rank), byref(shape), byref(data)))
-    dims = [int(shape[i]) for i in range(rank.value)]
-    dtype = np.dtype(NUMPY_OF_TRACT[dt.value])
-    count = int(np.prod(dims, dtype=np.int64))
-    raw = string_at(data.value, count * dtype.itemsize) if count else b""
-    return np.frombuffer(raw, dtype).reshape(dims).copy()
-
-
-def runnable(path, facts):
-    """Loaded by tract's ONNX loader, each input's fact set ("3,f32"), typed and optimized
-    (into_model() from 0.22 on, into_optimized() before), made runnable."""
-    loader = tract.onnx()
-    model = (getattr(loader, "load", None) or loader.model_for_path)(path)
-    for position, fact in enumerate(facts):
-        model.set_input_fact(position, fact)
-    typed = model.into_model() if hasattr(model, "into_model") else model.into_optimized()
-    return typed.into_runnable()
-
-
-def run(path, facts, inputs):
-    """The outputs as lists, or tract's error as a string."""
-    try:
-        return [to_numpy(out).tolist() for out in runnable(path, facts).run(inputs)]
-    except Exception as error:  # tract.TractError, as a rule
-        return message(error) if isinstance(error, tract.TractError) else f"{type(error).__name__}: {error}"
-
-
-IR_VERSION = {1: 3, 11: 6, 12: 7, 13: 7}  # the lowest each opset allows
-FACT = {"float16": "f16", "float32": "f32", "float64": "f64", "int32": "i32", "uint32": "u32", "uint64": "u64"}
-ONNX_TYPE = {"float16": TensorProto.FLOAT16, "float32": TensorProto.FLOAT, "float64": TensorProto.DOUBLE,
-             "int32": TensorProto.INT32, "uint32": TensorProto.UINT32, "uint64": TensorProto.UINT64}
-
-
-def arg_model(op, opset, dtype, last=0, rank=1, axis=0):
-    """ArgMax/ArgMin over `axis` of X of `dtype` (symbolic dims), keepdims=0; select_last_index from opset 12."""
-    attrs = {"axis": axis, "keepdims": 0}
-    if opset >= 12:
-        attrs["select_last_index"] = last
-    node = helper.make_node(op, ["X"], ["I"], **attrs)
-    x = helper.make_tensor_value_info("X", ONNX_TYPE[dtype], [f"d{i}" for i in range(rank)])
-    graph = helper.make_graph([node], "g", [x], [helper.make_tensor_value_info("I", TensorProto.INT64, None)])
-    return save(graph, opset, IR_VERSION[opset])
-
-
-def arg_run(op, opset, x, last=0, axis=0):
-    path = arg_model(op, opset, x.dtype.name, last, x.ndim, axis)
-    try:
-        got = run(path, [",".join(map(str, x.shape)) + "," + FACT[x.dtype.name]], [x])
-    finally:
-        os.unlink(path)
-    return got[0] if isinstance(got, list) else got
-
-
-def main():
-    print_versions()
-    print('ONNX ArgMax-11: "The input tensor must not be empty." (ArgMin-11 likewise; ArgMax/ArgMin-1, -12 and -13 '
-          'say nothing of an empty input); an index output must index the reduced axis')
-    control = arg_run("ArgMax", 11, np.array([1, 3, 2], np.float32))
-    print(f"ArgMax-11 float32 [1, 3, 2] (control): tract {control}; documents 1")
-    if control != 1:
-        finish(f"CANNOT RUN: this tract does not run ArgMax-11 on float32 ({control})", 2)
-    wrong = 0
-    for op, opset, shape, axis in (("ArgMax", 11, (0,), 0), ("ArgMax", 11, (2, 0), 1),
-                                   ("ArgMin", 11, (0,), 0), ("ArgMax", 13, (0,), 0)):
-        got = arg_run(op, opset, np.zeros(shape, np.float32), axis=axis)
-        want = "an error (the input must not be empty)" if opset == 11 else "unspecified, but no index exists"
-        print(f"{op}-{opset} float32 of shape {list(shape)}, axis {axis}: tract {got}; documents {want}")
-        wrong += not isinstance(got, str)  # any index here points into nothing
-    finish("REPRODUCED", 0) if wrong else finish("NOT REPRODUCED", 1)
-
-
-if __name__ == "__main__":
-    main()
+print(f"tract {tract.version()}, onnx {onnx.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
+      f"{platform.platform()}")
+if (got := run(helper.make_node("ArgMax", ["X"], ["i"], axis=0, keepdims=0), 11, {"X": np.float32([1, 3, 2])})) != [1]:
+    print(f"CANNOT RUN: this tract does not run ONNX ArgMax-11 on float32 [1, 3, 2]: {got}")
+    sys.exit(2)
+wrong = 0
+for op, opset, shape, axis in (("ArgMax", 11, [0], 0), ("ArgMax", 11, [2, 0], 1), ("ArgMin", 11, [0], 0),
+                               ("ArgMax", 13, [0], 0)):
+    got = run(helper.make_node(op, ["X"], ["index"], axis=axis, keepdims=0), opset, {"X": np.zeros(shape, np.float32)})
+    print(f"{op}-{opset}, axis {axis}, float32 X of shape {shape}: expected no index "
+          f"({'the input must not be empty' if opset == 11 else 'the axis is empty'}); tract: {got}")
+    wrong += isinstance(got, list)
+print("REPRODUCED" if wrong else "NOT REPRODUCED")
+sys.exit(0 if wrong else 1)

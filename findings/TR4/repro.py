@@ -1,203 +1,58 @@
-"""TR4: TopK with K = -1 given as a constant aborts the process: tract panics while typing the
-graph, and the panic cannot unwind across its C API (SIGABRT). K = -1 as a graph input is a clean
-error. The aborting case runs in a child process. Standalone: tract, numpy and onnx (onnx.helper builds the models).
-Prints the versions, then per input the input, tract's output and the documents' answer; the last
-line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2).
-
-Named repro.py: a script named tract.py would import itself as `tract`."""
-import os
+"""tract aborts the process (SIGABRT) on ONNX TopK-11 whose K is the constant -1: typing the graph, it
+writes K into the output shape, asserts that no dimension is negative and panics ("assertion failed:
+self.dims.iter().all(|d| ...)" at core/src/model/fact.rs), and the panic cannot unwind across
+tract's C API. K = -1 as a graph input is a clean error on tract 0.23 (0.21 and 0.22 abort there
+too). ONNX: K is "a single positive value". Needs tract, onnx and numpy; writes model.onnx in the
+current folder; each K = -1 runs in a child process (this script, given an argument). Prints the
+versions, then per input the input, the answer ONNX defines and tract's; the last line is REPRODUCED
+(exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2). Do not name it tract.py (it would
+shadow tract)."""
 import platform
-import re
 import subprocess
 import sys
-import tempfile
-
-os.environ["RUST_BACKTRACE"] = "0"       # tract's errors and panics without a backtrace
-os.environ["RUST_LIB_BACKTRACE"] = "0"
-
-
-def finish(line, status):
-    print(line)
-    sys.exit(status)
-
 
 try:
     import numpy as np
     import onnx
     import tract
-    from onnx import TensorProto, helper, numpy_helper
+    from onnx import helper
 except Exception as error:  # a module missing, or a build that cannot load here
-    finish(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})", 2)
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
+NEW = hasattr(tract, "Tensor")  # tract's Python API from 0.23 on: load, into_model, outputs of their own type
 
 
-def cpu():
+def run(k, constant):
+    """ONNX TopK-11 (axis 0, largest) of float32 [1, 2], K = k a graph input or a constant (an initializer),
+    run by tract: its outputs as lists, or its error."""
+    # X float32 [2] (ONNX element type 1), K int64 [1] (element type 7): a graph input, or a constant.
+    inputs = [helper.make_tensor_value_info("X", 1, [2]), helper.make_tensor_value_info("K", 7, [1])][:2 - constant]
+    graph = helper.make_graph([helper.make_node("TopK", ["X", "K"], ["values", "indices"], axis=0)], "topk", inputs,
+                              [helper.make_empty_tensor_value_info(name) for name in ("values", "indices")],
+                              [helper.make_tensor("K", 7, [1], [k])] if constant else [])
+    # ir_version 6, the lowest opset 11 allows, so that older releases load the model.
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], ir_version=6), "model.onnx")
     try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+        model = tract.onnx().load("model.onnx") if NEW else tract.onnx().model_for_path("model.onnx")
+        model = (model.into_model() if NEW else model.into_optimized()).into_runnable()
+        return [out.to_numpy().tolist() for out in model.run([np.float32([1, 2]), np.int64([k])][:2 - constant])]
+    except tract.TractError as error:  # its message, less the backtrace that RUST_BACKTRACE=1 adds
+        return "error: " + " ".join(str(error).split("Stack backtrace")[0].split())
 
 
-def print_versions():
-    print(f"tract {tract.version()}, numpy {np.__version__}, onnx {onnx.__version__}")
-    print(f"Python {sys.version.split()[0]}; {platform.platform()}; CPU {cpu()}")
-
-
-def save(graph, opset, ir_version):
-    """The graph as an ONNX file (tract's bindings load from a path); ir_version the lowest the
-    opset allows, so that older releases load it."""
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="repro")
-    model.ir_version = ir_version
-    handle, path = tempfile.mkstemp(suffix=".onnx")
-    with os.fdopen(handle, "wb") as file:
-        file.write(model.SerializeToString())
-    return path
-
-
-def message(error):
-    """tract's error on one line: its first line (cut) and its last, the cause."""
-    lines = [line.strip() for line in str(error).split("Stack backtrace:")[0].splitlines() if line.strip()]
-    if not lines:
-        return "TractError"
-    first = lines[0] if len(lines[0]) <= 70 else lines[0][:70] + "..."
-    return "TractError: " + (f"{first} ... {lines[-1]}" if len(lines) > 1 else first)
-
-
-NUMPY_OF_TRACT = {0x01: "bool", 0x11: "uint8", 0x12: "uint16", 0x14: "uint32", 0x18: "uint64", 0x21: "int8",
-                  0x22: "int16", 0x24: "int32", 0x28: "int64", 0x32: "float16", 0x34: "float32", 0x38: "float64"}
-
-
-def to_numpy(out):
-    """An output as numpy. The bindings before 0.22 (tract.Value) read every output as float32, the
-    int64 indices included, so there the bytes are read with the element type tract reports."""
-    if type(out).__name__ != "Value":
-        return out.to_numpy()
-    from ctypes import POINTER, byref, c_size_t, c_uint32, c_void_p, string_at
-    dt, rank, shape, data = c_uint32(), c_size_t(), POINTER(c_size_t)(), c_void_p()
-    lib = tract.bindings.lib  # tract_value_inspect in 0.19, tract_value_as_bytes from 0.20
-    inspect = getattr(lib, "tract_value_as_bytes", None) or lib.tract_value_inspect
-    tract.bindings.check(inspect(out.ptr, byref(dt), byref(rank), byref(shape), byref(data)))
-    dims = [int(shape[i]) for i in range(rank.value)]
-    dtype = np.dtype(NUMPY_OF_TRACT[dt.value])
-    count = int(np.prod(dims, dtype=np.int64))
-    raw = string_at(data.value, count * dtype.itemsize) if count else b""
-    return np.frombuffer(raw, dtype).reshape(dims).copy()
-
-
-def runnable(path, facts):
-    """Loaded by tract's ONNX loader, each input's fact set ("3,f32"), typed and optimized
-    (into_model() from 0.22 on, into_optimized() before), made runnable."""
-    loader = tract.onnx()
-    model = (getattr(loader, "load", None) or loader.model_for_path)(path)
-    for position, fact in enumerate(facts):
-        model.set_input_fact(position, fact)
-    typed = model.into_model() if hasattr(model, "into_model") else model.into_optimized()
-    return typed.into_runnable()
-
-
-def run(path, facts, inputs):
-    """The outputs as lists, or tract's error as a string."""
-    try:
-        return [to_numpy(out).tolist() for out in runnable(path, facts).run(inputs)]
-    except Exception as error:  # tract.TractError, as a rule
-        return message(error) if isinstance(error, tract.TractError) else f"{type(error).__name__}: {error}"
-
-
-# What can kill the process runs in a child (sys.executable -c CHILD path facts inputs...).
-CHILD = r'''
-import os, sys
-import numpy as np
-import tract
-NUMPY_OF_TRACT = {0x01: "bool", 0x11: "uint8", 0x12: "uint16", 0x14: "uint32", 0x18: "uint64", 0x21: "int8",
-                  0x22: "int16", 0x24: "int32", 0x28: "int64", 0x32: "float16", 0x34: "float32", 0x38: "float64"}
-def to_numpy(out):  # as in the parent: the bindings before 0.22 read every output as float32
-    if type(out).__name__ != "Value":
-        return out.to_numpy()
-    from ctypes import POINTER, byref, c_size_t, c_uint32, c_void_p, string_at
-    dt, rank, shape, data = c_uint32(), c_size_t(), POINTER(c_size_t)(), c_void_p()
-    lib = tract.bindings.lib  # tract_value_inspect in 0.19, tract_value_as_bytes from 0.20
-    inspect = getattr(lib, "tract_value_as_bytes", None) or lib.tract_value_inspect
-    tract.bindings.check(inspect(out.ptr, byref(dt), byref(rank), byref(shape), byref(data)))
-    dims = [int(shape[i]) for i in range(rank.value)]
-    dtype = np.dtype(NUMPY_OF_TRACT[dt.value])
-    count = int(np.prod(dims, dtype=np.int64))
-    return np.frombuffer(string_at(data.value, count * dtype.itemsize) if count else b"", dtype).reshape(dims).copy()
-loader = tract.onnx()
-model = (getattr(loader, "load", None) or loader.model_for_path)(sys.argv[1])
-for position, fact in enumerate(sys.argv[2].split(";")):
-    model.set_input_fact(position, fact)
-inputs = [np.frombuffer(bytes.fromhex(data), dtype).reshape([int(d) for d in shape.split(",") if d])
-          for data, dtype, shape in (arg.split(":") for arg in sys.argv[3:])]
-try:
-    typed = model.into_model() if hasattr(model, "into_model") else model.into_optimized()
-    outputs = [to_numpy(out).tolist() for out in typed.into_runnable().run(inputs)]
-except tract.TractError as error:
-    lines = [l.strip() for l in str(error).split("Stack backtrace:")[0].splitlines() if l.strip()]
-    print("error: TractError: " + (lines[-1] if lines else ""))
-else:
-    print("outputs:", outputs)
-'''
-
-
-def in_child(path, facts, inputs):
-    """(how it ended, what it said): 'outputs', 'error' or 'died'."""
-    args = [f"{a.tobytes().hex()}:{a.dtype.str}:{','.join(map(str, a.shape))}" for a in inputs]
-    env = dict(os.environ, RUST_BACKTRACE="0")
-    try:
-        done = subprocess.run([sys.executable, "-c", CHILD, path, ";".join(facts), *args],
-                              capture_output=True, text=True, env=env, timeout=40)
-    except subprocess.TimeoutExpired:
-        return "died", "no answer within 40 s (killed)"
-    said = [line.strip() for line in done.stdout.splitlines() if line.strip()]
-    if done.returncode == 0 and said and said[-1].startswith(("outputs:", "error:")):
-        kind, _, rest = said[-1].partition(": ")
-        return kind.rstrip(":"), rest
-    told = [re.sub(r"^thread '.*?' (\(\d+\) )?", "", line) for line in done.stderr.splitlines()
-            if line.strip() and not line.startswith(("note:", "thread caused", "stack backtrace"))]
-    how = f"killed by signal {-done.returncode}" if done.returncode < 0 else f"exit status {done.returncode}"
-    return "died", f"the process died ({how}); it printed: {' | '.join(told[:4])}"
-
-
-def topk11(largest=1, k_constant=None, dtype=TensorProto.FLOAT):
-    """TopK-11 over axis 0 of X [N], sorted=1; K a graph input [1], or an initializer when k_constant is given."""
-    node = helper.make_node("TopK", ["X", "K"], ["V", "I"], axis=0, largest=largest, sorted=1)
-    inputs = [helper.make_tensor_value_info("X", dtype, ["N"])]
-    inits = []
-    if k_constant is None:
-        inputs.append(helper.make_tensor_value_info("K", TensorProto.INT64, [1]))
-    else:
-        inits.append(numpy_helper.from_array(np.array([k_constant], np.int64), "K"))
-    outputs = [helper.make_tensor_value_info("V", dtype, None), helper.make_tensor_value_info("I", TensorProto.INT64, None)]
-    return helper.make_graph([node], "g", inputs, outputs, inits)
-
-
-def main():
-    print_versions()
-    print('ONNX TopK-11: K is "A 1-D tensor containing a single positive value corresponding to the number of '
-          'top elements to retrieve"')
-    paths = {"constant": save(topk11(k_constant=-1), 11, 6), "control": save(topk11(k_constant=1), 11, 6),
-             "input": save(topk11(), 11, 6)}
-    x = np.array([1, 2], np.float32)
-    try:
-        control = run(paths["control"], ["2,f32"], [x])
-        print(f"TopK-11 [1, 2] K=1 as a constant (control): tract {control}; documents [[2.0], [1]]")
-        if not isinstance(control, list):
-            finish("CANNOT RUN: this tract does not run TopK-11 with a constant K (no ONNX TopK here)", 2)
-        # Both K = -1 cases in a child process: before 0.23 the graph-input one aborts too.
-        how_input, said = in_child(paths["input"], ["2,f32", "1,i64"], [x, np.array([-1], np.int64)])
-        print(f"TopK-11 [1, 2] K=-1 as a graph input (in a child process): tract {how_input}: {said}; "
-              "documents an error (K must be positive)")
-        how, said = in_child(paths["constant"], ["2,f32"], [x])
-        print(f"TopK-11 [1, 2] K=-1 as a constant (in a child process): tract {how}: {said}; "
-              "documents an error (K must be positive)")
-    finally:
-        for path in paths.values():
-            os.unlink(path)
-    finish("REPRODUCED", 0) if how == "died" else finish("NOT REPRODUCED", 1)
-
-
-if __name__ == "__main__":
-    main()
+if sys.argv[1:]:  # a child process: K = -1 a graph input or a constant; its panic aborts only the child
+    print(run(-1, sys.argv[1] == "constant"))
+    sys.exit()
+print(f"tract {tract.version()}, onnx {onnx.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
+      f"{platform.platform()}")
+# K = 1 must run (only the values are compared: tract's bindings before 0.23 read the int64 indices as float32).
+if (got := run(1, True))[0] != [2]:
+    print(f"CANNOT RUN: this tract does not run ONNX TopK-11 with K = 1 a constant (values [2] expected): {got}")
+    sys.exit(2)
+for k_is in ("a graph input", "a constant"):
+    done = subprocess.run([sys.executable, __file__, k_is.split()[-1]], capture_output=True, text=True)
+    panic = " ".join(done.stderr.split("stack backtrace")[0].split())  # where it panicked, and its message
+    print(f"TopK-11, K = -1 {k_is}, float32 X [1, 2], in a child process: expected an error (K must be positive); "
+          f"tract: {done.stdout.strip() or f'the process dies (exit status {done.returncode}): {panic}'}")
+print("REPRODUCED" if done.returncode else "NOT REPRODUCED")  # when K = -1 as a constant (the last) killed the child
+sys.exit(0 if done.returncode else 1)
