@@ -26,7 +26,7 @@ PINNED = "0.4.0"  # constraints.txt; the version tests/baselines/ort-webgpu.yaml
 PLUGIN = "onnxruntime-ep-webgpu"
 DRIVER = "swiftshader"  # Dawn refuses lavapipe ("shaderUniform*ArrayDynamicIndexing required")
 SOFTWARE_ADAPTER = "ORT_WEBGPU_EP_ALLOW_SOFTWARE_ADAPTER"
-_registered: list[Any] = []  # the plugin's devices, once registered in this process
+_registered: dict[str, list[Any]] = {}  # "devices": the plugin's, once its library is registered here
 
 
 class OrtWebGpu(OrtBackend):
@@ -63,7 +63,9 @@ class OrtWebGpu(OrtBackend):
 
     def session_options(self) -> Any:
         options = super().session_options()
-        options.add_provider_for_devices(_devices(), self.provider_options())
+        devices = _devices()
+        if devices:  # none outside its worker: availability says so, and no session is opened
+            options.add_provider_for_devices(devices, self.provider_options())
         return options
 
     def describe(self) -> dict[str, str]:
@@ -76,13 +78,13 @@ class OrtWebGpu(OrtBackend):
 
 def _devices() -> list[Any]:
     """The plugin's devices, its library registered in this process the first time."""
-    if not _registered:
+    if "devices" not in _registered:
         import onnxruntime_ep_webgpu
 
         ort = ort_module()
         ort.register_execution_provider_library("webgpu", onnxruntime_ep_webgpu.get_library_path())
-        _registered.extend(d for d in ort.get_ep_devices() if d.ep_name == OrtWebGpu.provider)
-    return list(_registered)
+        _registered["devices"] = [d for d in ort.get_ep_devices() if d.ep_name == OrtWebGpu.provider]
+    return list(_registered["devices"])
 
 
 RECORD = BackendRecord(

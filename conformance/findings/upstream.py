@@ -101,13 +101,18 @@ def _description(finding: Finding, outcome: bool = True) -> str:
     """What goes wrong; with `outcome`, the input, expected and actual too (a template with
     sections of its own for them passes False, so that each is said once)."""
     conditions = "".join(f"- {name}: {value}\n" for name, value in finding.conditions.items())
-    quotes = "\n".join(f"> {quote}\n>\n> ({document})\n" for document, quote in finding.documents)
+    quotes = "\n".join(_quoted(quote) + f"\n>\n> ({document})\n" for document, quote in finding.documents)
     domain = ("Inside the documents' defined domain: they say what the answer is." if finding.domain == "defined"
               else "Outside what the documents promise: reported as an inconsistency, not a broken promise.")
     said = (f"\n\n**Input:** {finding.input}\n\n**Expected:** {finding.expected}\n\n**Actual:** {finding.actual}"
             if outcome else f"\n\n**Input:** {finding.input}")
     return (f"{finding.text}{said}\n\n{domain}\n\n**What the documents say:**\n\n{quotes}\n"
             + (f"**It needs:**\n\n{conditions}\n" if conditions else ""))
+
+
+def _quoted(text: str) -> str:
+    """A markdown quote of every line (a document's sentence may run over several)."""
+    return "\n".join(f"> {line}".rstrip() for line in text.strip().splitlines())
 
 
 def _steps(finding: Finding) -> str:
