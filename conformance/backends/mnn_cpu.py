@@ -18,6 +18,7 @@ and loader print their reasons on stdout, which is captured for the message."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import tempfile
@@ -98,16 +99,21 @@ class Mnn(Backend):
         for name in fed_inputs(graph):
             wanted = loaded.inputs[name]
             array = np.ascontiguousarray(graph.feeds[name]).astype(_NUMPY[str(wanted)], copy=False)
-            feeds.append(expr.const(array, list(array.shape), expr.NCHW, wanted))
+            fed, said = _printed(functools.partial(expr.const, array, list(array.shape), expr.NCHW, wanted))
+            if fed is None:
+                raise MnnError(f"MNN run: feeding {name} as {wanted}: {said}")
+            feeds.append(fed)
+
+        def forward() -> list[np.ndarray[Any, Any]]:
+            returned = loaded.module.forward(feeds)
+            outputs = returned if isinstance(returned, list) else [returned]
+            return [np.array(output.read()) for output in outputs]  # MNN computes as it reads
+
         with self.executing():
-            returned, said = _printed(lambda: loaded.module.forward(feeds))
-        if returned is None:
+            arrays, said = _printed(forward)
+        if arrays is None:
             raise MnnError(f"MNN run: {said or 'forward returned nothing'}")
-        outputs = returned if isinstance(returned, list) else [returned]
-        try:
-            return [np.array(output.read()) for output in outputs]
-        except Exception as exc:
-            raise MnnError(f"MNN run: {type(exc).__name__}: {_one_line(str(exc))} {said}".strip()) from None
+        return arrays
 
 
 # MNN's tensor types by name, as numpy holds them.
@@ -152,8 +158,9 @@ def _load(graph: Graph) -> _Loaded:
 
 def _printed(call: Callable[[], T]) -> tuple[T | None, str]:
     """What `call` returns (None where it raised: MNN's Python layer raises SystemError with
-    its reason on stdout) and what it printed on the process's stdout, on one line."""
-    with tempfile.TemporaryFile() as caught, _stdout_to(caught.fileno()):
+    its reason printed, not in the exception) and what it printed on stdout and stderr, on
+    one line."""
+    with tempfile.TemporaryFile() as caught, _output_to(caught.fileno()):
         try:
             returned: T | None = call()
             raised = ""
@@ -169,16 +176,20 @@ def _read(caught: Any) -> str:
 
 
 @contextlib.contextmanager
-def _stdout_to(fd: int) -> Iterator[None]:
+def _output_to(fd: int) -> Iterator[None]:
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
     os.dup2(fd, 1)
+    os.dup2(fd, 2)
     try:
         yield
     finally:
         sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        sys.stderr.flush()
+        for number, kept in enumerate(saved, start=1):
+            os.dup2(kept, number)
+            os.close(kept)
 
 
 def _reasons(printed: str, raised: str) -> str:
