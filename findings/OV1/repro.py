@@ -1,168 +1,42 @@
-"""OV1: OpenVINO's ONNX frontend drops ONNX TopK's tie rule. An ONNX TopK-11 model, uint32 X,
-K given as a graph input, read by openvino's read_model and run on the CPU plugin: the tied
-values come back highest index first. ONNX TopK: "Given two equivalent values, this operator
-uses the indices along the axis as a tiebreaker. That is, the element with the lower index will
-appear first." Needs openvino, numpy, onnx (to build the model)."""
-import os
+"""OpenVINO's ONNX frontend drops ONNX TopK's tie rule: an ONNX TopK-11 model (uint32 X = [0, 0],
+K = 2 given as a graph input, largest=1, sorted=1), read with Core.read_model and run on the CPU
+plugin, lists the two tied zeros highest index first (indices [1, 0]). ONNX TopK: "Given two
+equivalent values, this operator uses the indices along the axis as a tiebreaker. That is, the
+element with the lower index will appear first", so the answer is indices [0, 1].
+Needs openvino, onnx (only to build the model), numpy. Prints the versions, the input, ONNX's
+answer and OpenVINO's; the last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
+CANNOT RUN: why (exit 2)."""
 import platform
 import sys
-import tempfile
-
-ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
-             "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
-
-
-def finish(verdict, status):
-    print(verdict)
-    sys.exit(status)
-
-
-def cpu():
-    """The CPU's name and its instruction-set flags (from /proc/cpuinfo where there is one)."""
-    name, flags = "", []
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and not name:
-                    name = value.strip()
-                elif key.strip() == "flags" and not flags:
-                    flags = value.split()
-    except OSError:
-        pass
-    return name or platform.processor() or "unknown", flags
-
 
 try:
     import numpy as np
-    import openvino as ov
-except Exception as error:  # not installed, or an install that does not import
-    finish(f"CANNOT RUN: {type(error).__name__}: {error}", 2)
-try:
-    import openvino.opset11 as op
-except ImportError:
-    try:
-        import openvino.runtime.opset11 as op  # releases before the top-level opset modules
-    except ImportError as error:
-        finish(f"CANNOT RUN: this openvino has no opset11 API ({error})", 2)
-
-
-def cpuid_features():
-    """The instruction sets this process sees (numpy's own CPUID check; under an emulator such
-    as qemu-x86_64 they differ from the host's /proc/cpuinfo)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return None
-    return [f for f in ("AVX", "AVX2", "FMA3", "AVX512F", "AVX512BW", "AVX512VL", "AVX512VNNI", "AVX512BF16",
-                        "AVX512FP16") if features.get(f)]
-
-
-def ov_version():
-    get = getattr(ov, "get_version", None) or ov.runtime.get_version
-    return get()
-
-
-def print_versions(uses_onnx=False, isa=False):
-    name, flags = cpu()
-    print("python", sys.version.split()[0], "|", platform.platform())
-    print("CPU:", name)
-    if isa:
-        print("CPU flags (/proc/cpuinfo):", " ".join(f for f in ISA_FLAGS if f in flags) or "none listed")
-        seen = cpuid_features()
-        if seen is not None:
-            print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
-    try:
-        caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        print("OpenVINO CPU capabilities:", " ".join(caps))
-    except Exception:
-        pass
-
-
-def native_topk(x, k, mode="max", sort="value", stable=False, k_input=False, element=None, axis=-1, hint=None):
-    """OpenVINO's own TopK-11 on the CPU plugin; x is numpy (uint16 bits where element is bf16).
-    Returns (values, indices) as numpy arrays (bf16 values as their uint16 bits)."""
-    element = element or ov.Type(x.dtype)
-    data = op.parameter(list(x.shape), element)
-    kk = op.parameter([], ov.Type.i64) if k_input else op.constant(np.int64(k))
-    node = op.topk(data, kk, axis=axis, mode=mode, sort=sort, index_element_type="i32", stable=stable)
-    inputs = [data, kk] if k_input else [data]
-    config = {"INFERENCE_PRECISION_HINT": hint} if hint else {}
-    compiled = ov.Core().compile_model(ov.Model([node.output(0), node.output(1)], inputs), "CPU", config)
-    request = compiled.create_infer_request()
-    feed = ov.Tensor(np.ascontiguousarray(x), list(x.shape), ov.Type.bf16) if element == ov.Type.bf16 else x
-    request.infer([feed] + ([np.array(k, np.int64)] if k_input else []))
-    values = np.array(request.get_output_tensor(0).data).copy()
-    if element == ov.Type.bf16:
-        values = values.view(np.uint16)
-    return values, np.array(request.get_output_tensor(1).data).copy()
-
-
-def hexbits(values, width):
-    return [f"0x{int(b):0{width // 4}x}" for b in np.ascontiguousarray(values).view(f"u{width // 8}").ravel()]
-
-try:
     import onnx
+    import openvino as ov
     from onnx import TensorProto, helper
+except Exception as error:  # a module missing, or a build that cannot load here
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
+
+print(f"openvino {ov.get_version()}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
+graph = helper.make_graph(
+    [helper.make_node("TopK", ["X", "K"], ["values", "indices"], axis=-1, largest=1, sorted=1)], "topk",
+    [helper.make_tensor_value_info("X", TensorProto.UINT32, [2]),
+     helper.make_tensor_value_info("K", TensorProto.INT64, [1])],
+    [helper.make_tensor_value_info("values", TensorProto.UINT32, ["k"]),
+     helper.make_tensor_value_info("indices", TensorProto.INT64, ["k"])])
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], ir_version=6)  # lowest IR for opset 11
+x = np.array([0, 0], np.uint32)
+try:
+    core = ov.Core()
+    result = core.compile_model(core.read_model(model.SerializeToString()), "CPU")([x, np.array([2], np.int64)])
 except Exception as error:
-    finish(f"CANNOT RUN: onnx (used only to build the model) does not import: {error}", 2)
-
-IR_FOR_OPSET = {10: 6, 11: 6, 24: 12}  # the lowest IR version each opset allows
-
-
-def onnx_topk(x_type, x_shape, k=None, opset=11, largest=1, axis=-1):
-    """An ONNX TopK model (K an initializer when k is given, else the graph input K), read by
-    OpenVINO's ONNX frontend and compiled for the CPU plugin."""
-    x = helper.make_tensor_value_info("X", x_type, list(x_shape))
-    kin = helper.make_tensor_value_info("K", TensorProto.INT64, [1])
-    node = helper.make_node("TopK", ["X", "K"], ["Values", "Indices"], axis=axis, largest=largest, sorted=1)
-    out_shape = list(x_shape)
-    out_shape[axis] = k if k is not None else "k"
-    outputs = [helper.make_tensor_value_info("Values", x_type, out_shape),
-               helper.make_tensor_value_info("Indices", TensorProto.INT64, out_shape)]
-    init = [helper.make_tensor("K", TensorProto.INT64, [1], [k])] if k is not None else []
-    graph = helper.make_graph([node], "topk", [x] if k is not None else [x, kin], outputs, initializer=init)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_FOR_OPSET[opset])
-    fd, path = tempfile.mkstemp(suffix=".onnx")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        core = ov.Core()
-        return core.compile_model(core.read_model(path), "CPU")
-    finally:
-        os.unlink(path)
-
-
-def run_onnx(compiled, x, k=None):
-    request = compiled.create_infer_request()
-    feeds = [x] + ([np.array([k], np.int64)] if k is not None else [])
-    request.infer(feeds)
-    return np.array(request.get_output_tensor(0).data).copy(), np.array(request.get_output_tensor(1).data).copy()
-
-
-def main():
-    print_versions(uses_onnx=True)
-    x = np.array([0, 0], np.uint32)
-    try:
-        compiled = onnx_topk(TensorProto.UINT32, [2], k=None, opset=11)
-        values, indices = run_onnx(compiled, x, k=2)
-    except Exception as error:
-        finish(f"CANNOT RUN: this openvino cannot read or run the ONNX TopK-11 model: {type(error).__name__}: {error}", 2)
-    print("ONNX TopK-11 (opset 11), uint32 X", x.tolist(), "K = 2 (graph input), largest=1, sorted=1")
-    print("  got      values", values.tolist(), "indices", indices.tolist())
-    print("  ONNX says values [0, 0] indices [0, 1] (the lower index first)")
-    # The same through a native TopK-11 stable=false, which its spec lets order ties freely,
-    # shown for comparison only.
-    try:
-        nvalues, nindices = native_topk(x, 2, stable=False, k_input=True)
-        print("  (native TopK-11 stable=false, K input: indices", nindices.tolist(), "- its spec leaves tie order free)")
-    except Exception as error:
-        print("  (native TopK-11 stable=false not run:", error, ")")
-    finish("REPRODUCED" if indices.tolist() != [0, 1] else "NOT REPRODUCED", 0 if indices.tolist() != [0, 1] else 1)
-
-
-main()
+    print(f"CANNOT RUN: this openvino cannot read or run the model ({type(error).__name__}: {error})")
+    sys.exit(2)
+values, indices = result[0], result[1]
+print(f"input X {x.tolist()} uint32, K = 2 (a graph input), ONNX TopK-11, axis -1, largest=1, sorted=1")
+print("ONNX defines:   values [0, 0], indices [0, 1] (the lower index first)")
+print(f"OpenVINO gives: values {values.tolist()}, indices {indices.tolist()}")
+print("REPRODUCED" if indices.tolist() != [0, 1] else "NOT REPRODUCED")
+sys.exit(0 if indices.tolist() != [0, 1] else 1)

@@ -1,183 +1,55 @@
-"""OV12: K = 1 with tied maxima picks another element on AVX2 CPUs. With a constant K = 1 and
-stable=false (what OpenVINO's ONNX frontend builds from every ONNX TopK), float32
-[3, 9, 1, 9, 9, 0, 2, 9] gives index 1 on an AVX-512 CPU and index 4 on an AVX2 CPU, where ONNX
-TopK says "Given two equivalent values, this operator uses the indices along the axis as a
-tiebreaker. That is, the element with the lower index will appear first." It prints the CPU's
-instruction-set flags beside the index. On an AVX-512 machine the AVX2 answer shows under QEMU's
-emulated CPU: `qemu-x86_64 -cpu max python repro.py` (TCG has no AVX-512). Needs openvino,
-numpy, onnx (for the ONNX graph)."""
-import os
+"""OpenVINO's CPU plugin picks another element than the first of tied maxima for TopK with K = 1
+on AVX2 CPUs: float32 [3, 9, 1, 9, 9, 0, 2, 9], K = 1 (a constant), mode max, gives index 4 on
+an AVX2 CPU and index 1 on an AVX-512 CPU. This breaks ONNX TopK's "Given two equivalent values,
+this operator uses the indices along the axis as a tiebreaker. That is, the element with the
+lower index will appear first" for an ONNX TopK-11 model read by the ONNX frontend (which builds
+a TopK with stable=false); an opset11.topk with stable=false, which leaves the order of ties
+free, answers the same, and stable=true (a control) answers index 1. It prints the CPU and the
+instruction sets this process sees. On an AVX-512 machine the AVX2 answer shows under QEMU's
+emulated CPU: `qemu-x86_64 -cpu max python repro.py`. Needs openvino, onnx (only to build the
+ONNX model), numpy. The last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
+CANNOT RUN: why (exit 2)."""
 import platform
 import sys
-import tempfile
-
-ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
-             "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
-
-
-def finish(verdict, status):
-    print(verdict)
-    sys.exit(status)
-
-
-def cpu():
-    """The CPU's name and its instruction-set flags (from /proc/cpuinfo where there is one)."""
-    name, flags = "", []
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and not name:
-                    name = value.strip()
-                elif key.strip() == "flags" and not flags:
-                    flags = value.split()
-    except OSError:
-        pass
-    return name or platform.processor() or "unknown", flags
-
+from pathlib import Path
 
 try:
     import numpy as np
-    import openvino as ov
-except Exception as error:  # not installed, or an install that does not import
-    finish(f"CANNOT RUN: {type(error).__name__}: {error}", 2)
-try:
-    import openvino.opset11 as op
-except ImportError:
-    try:
-        import openvino.runtime.opset11 as op  # releases before the top-level opset modules
-    except ImportError as error:
-        finish(f"CANNOT RUN: this openvino has no opset11 API ({error})", 2)
-
-
-def cpuid_features():
-    """The instruction sets this process sees (numpy's own CPUID check; under an emulator such
-    as qemu-x86_64 they differ from the host's /proc/cpuinfo)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return None
-    return [f for f in ("AVX", "AVX2", "FMA3", "AVX512F", "AVX512BW", "AVX512VL", "AVX512VNNI", "AVX512BF16",
-                        "AVX512FP16") if features.get(f)]
-
-
-def ov_version():
-    get = getattr(ov, "get_version", None) or ov.runtime.get_version
-    return get()
-
-
-def print_versions(uses_onnx=False, isa=False):
-    name, flags = cpu()
-    print("python", sys.version.split()[0], "|", platform.platform())
-    print("CPU:", name)
-    if isa:
-        print("CPU flags (/proc/cpuinfo):", " ".join(f for f in ISA_FLAGS if f in flags) or "none listed")
-        seen = cpuid_features()
-        if seen is not None:
-            print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
-    try:
-        caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        print("OpenVINO CPU capabilities:", " ".join(caps))
-    except Exception:
-        pass
-
-
-def native_topk(x, k, mode="max", sort="value", stable=False, k_input=False, element=None, axis=-1, hint=None):
-    """OpenVINO's own TopK-11 on the CPU plugin; x is numpy (uint16 bits where element is bf16).
-    Returns (values, indices) as numpy arrays (bf16 values as their uint16 bits)."""
-    element = element or ov.Type(x.dtype)
-    data = op.parameter(list(x.shape), element)
-    kk = op.parameter([], ov.Type.i64) if k_input else op.constant(np.int64(k))
-    node = op.topk(data, kk, axis=axis, mode=mode, sort=sort, index_element_type="i32", stable=stable)
-    inputs = [data, kk] if k_input else [data]
-    config = {"INFERENCE_PRECISION_HINT": hint} if hint else {}
-    compiled = ov.Core().compile_model(ov.Model([node.output(0), node.output(1)], inputs), "CPU", config)
-    request = compiled.create_infer_request()
-    feed = ov.Tensor(np.ascontiguousarray(x), list(x.shape), ov.Type.bf16) if element == ov.Type.bf16 else x
-    request.infer([feed] + ([np.array(k, np.int64)] if k_input else []))
-    values = np.array(request.get_output_tensor(0).data).copy()
-    if element == ov.Type.bf16:
-        values = values.view(np.uint16)
-    return values, np.array(request.get_output_tensor(1).data).copy()
-
-
-def hexbits(values, width):
-    return [f"0x{int(b):0{width // 4}x}" for b in np.ascontiguousarray(values).view(f"u{width // 8}").ravel()]
-
-try:
     import onnx
-    from onnx import TensorProto, helper
-except Exception as error:
-    finish(f"CANNOT RUN: onnx (used only to build the model) does not import: {error}", 2)
+    import openvino as ov
+    op = getattr(ov, "opset11", None) or ov.runtime.opset11  # before 2025.0: openvino.runtime.opset11
+except Exception as error:  # a module missing, or a build that cannot load here
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
 
-IR_FOR_OPSET = {10: 6, 11: 6, 24: 12}  # the lowest IR version each opset allows
+
+def native(stable):
+    """OpenVINO's own TopK-11 of a float32 [1, 8], K = 1 (a constant), mode max."""
+    data = op.parameter([1, 8], np.float32)
+    return ov.Model(op.topk(data, op.constant(np.int64(1)), -1, "max", "value", "i32", stable).outputs(), [data])
 
 
-def onnx_topk(x_type, x_shape, k=None, opset=11, largest=1, axis=-1):
-    """An ONNX TopK model (K an initializer when k is given, else the graph input K), read by
-    OpenVINO's ONNX frontend and compiled for the CPU plugin."""
-    x = helper.make_tensor_value_info("X", x_type, list(x_shape))
-    kin = helper.make_tensor_value_info("K", TensorProto.INT64, [1])
-    node = helper.make_node("TopK", ["X", "K"], ["Values", "Indices"], axis=axis, largest=largest, sorted=1)
-    out_shape = list(x_shape)
-    out_shape[axis] = k if k is not None else "k"
-    outputs = [helper.make_tensor_value_info("Values", x_type, out_shape),
-               helper.make_tensor_value_info("Indices", TensorProto.INT64, out_shape)]
-    init = [helper.make_tensor("K", TensorProto.INT64, [1], [k])] if k is not None else []
-    graph = helper.make_graph([node], "topk", [x] if k is not None else [x, kin], outputs, initializer=init)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_FOR_OPSET[opset])
-    fd, path = tempfile.mkstemp(suffix=".onnx")
+cpu = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""  # Linux (under QEMU: the host's)
+seen = (getattr(np, "_core", None) or np.core)._multiarray_umath.__cpu_features__  # what CPUID says in this process
+name = cpu.partition("model name")[2].partition(":")[2].splitlines()[0].strip() if cpu else platform.processor()
+print(f"openvino {ov.get_version()}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
+print(f"CPU: {name}; this process sees {[f for f in ('AVX2', 'AVX512F', 'AVX512BW', 'AVX512VL') if seen.get(f)]}")
+x = np.array([[3, 9, 1, 9, 9, 0, 2, 9]], np.float32)
+onnx_model = onnx.parser.parse_model("""<ir_version: 6, opset_import: ["" : 11]> topk (float[1,8] X) => (float[1,1] V,
+    int64[1,1] I) <int64[1] K = {1}> { V, I = TopK (X, K) }""")  # ONNX TopK-11, K an initializer, the lowest IR
+print(f"float32 X {x[0].tolist()}, K = 1 (a constant), mode max\n  expected index [1] (the first 9)")
+answers = []
+for label, model, config in [
+        ("ONNX TopK-11 through the ONNX frontend", lambda: ov.Core().read_model(onnx_model.SerializeToString()), {}),
+        ("opset11.topk stable=false", lambda: native(False), {"INFERENCE_PRECISION_HINT": "f32"}),
+        ("opset11.topk stable=true (a control)", lambda: native(True), {"INFERENCE_PRECISION_HINT": "f32"})]:
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        core = ov.Core()
-        return core.compile_model(core.read_model(path), "CPU")
-    finally:
-        os.unlink(path)
-
-
-def run_onnx(compiled, x, k=None):
-    request = compiled.create_infer_request()
-    feeds = [x] + ([np.array([k], np.int64)] if k is not None else [])
-    request.infer(feeds)
-    return np.array(request.get_output_tensor(0).data).copy(), np.array(request.get_output_tensor(1).data).copy()
-
-
-def main():
-    print_versions(uses_onnx=True, isa=True)
-    seen = cpuid_features()
-    if seen is None:  # no numpy CPUID table: the host's /proc/cpuinfo flags
-        seen = [f.upper().replace("_", "") for f in cpu()[1]]
-    tier = "AVX-512 (avx512_core)" if {"AVX512F", "AVX512BW", "AVX512VL"} <= set(seen) else \
-        "AVX2" if "AVX2" in seen else "below AVX2"
-    print("instruction-set tier:", tier)
-    x = np.array([[3, 9, 1, 9, 9, 0, 2, 9]], np.float32)
-    print("float32 X", x[0].tolist(), "K = 1 (constant), max; expected index [1] (the lowest-indexed 9)")
-    answers = {}
-    try:
-        compiled = onnx_topk(TensorProto.FLOAT, [1, 8], k=1, opset=11)
-        answers["ONNX TopK-11, K constant (ONNX's tie rule binds)"] = run_onnx(compiled, x)[1][0].tolist()
+        answers.append(ov.Core().compile_model(model(), "CPU", config)([x])[1][0].tolist())
     except Exception as error:
-        print("ONNX TopK-11 graph not run:", type(error).__name__, error)
-    try:
-        answers["native TopK-11 stable=false, K constant (tie order free)"] = native_topk(x, 1, stable=False, hint="f32")[1][0].tolist()
-        answers["native TopK-11 stable=true, K constant (control)"] = native_topk(x, 1, stable=True, hint="f32")[1][0].tolist()
-    except Exception as error:
-        print("native TopK-11 not run:", type(error).__name__, error)
-    if not answers:
-        finish("CANNOT RUN: no graph could be built or run with this openvino", 2)
-    for label, got in answers.items():
-        print(f"  {label}: got index {got} on {tier}")
-    onnx_answer = next((v for k, v in answers.items() if k.startswith("ONNX")), None)
-    unstable = next((v for k, v in answers.items() if "stable=false" in k), None)
-    hit = (onnx_answer not in (None, [1])) or (unstable not in (None, [1]))
-    if not hit and tier.startswith("AVX-512"):
-        print("(index 1 is the answer expected on AVX-512 CPUs: the finding shows on AVX2 CPUs)")
-    finish("REPRODUCED" if hit else "NOT REPRODUCED", 0 if hit else 1)
-
-
-main()
+        print(f"CANNOT RUN: this openvino cannot build or run the {label} ({type(error).__name__}: {error})")
+        sys.exit(2)
+    print(f"  {label}: OpenVINO gives index {answers[-1]}")
+hit = answers[0] != [1] or answers[1] != [1]
+print("REPRODUCED" if hit else "NOT REPRODUCED")
+sys.exit(0 if hit else 1)

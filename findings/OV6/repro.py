@@ -1,155 +1,54 @@
-"""OV6: OpenVINO's CPU plugin flushes bfloat16 subnormals to zero in TopK's output values (the
-order is computed on the true values), on CPUs with AVX512_BF16 (tier avx512_core_bf16 and up);
-AVX2 CPUs keep the bits. OpenVINO TopK-11: output 1 is "Output tensor of type T with k values
-from the input tensor along a specified axis". It prints the CPU's instruction-set flags beside
-the bits. Needs openvino, numpy; onnx only for the second graph (ONNX TopK-24 through the ONNX
-frontend), which is skipped where onnx or this openvino cannot run it."""
-import os
+"""OpenVINO's CPU plugin flushes bfloat16 subnormals to zero in TopK's output values on CPUs
+with AVX512_BF16, while the order is computed on the true values: bfloat16 [0.0,
+9.183549615799121e-41] (bits 0x0000, 0x0001), K = 2, mode=max, gives values [0.0, 0.0] with
+indices [1, 0]. CPUs with AVX2 and no AVX512_BF16 keep the bits. OpenVINO TopK-11: output 1 is
+"Output tensor of type T with k values from the input tensor along a specified axis"; T is "any
+numeric type". Runs an opset11.topk (stable=false, K a constant) and an ONNX TopK-24 model
+through the ONNX frontend; prints the CPU and whether it has AVX512_BF16. Needs openvino, onnx
+(only to build the ONNX model), numpy. The last line is REPRODUCED (exit 0), NOT REPRODUCED
+(exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import sys
-import tempfile
-
-ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
-             "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
-
-
-def finish(verdict, status):
-    print(verdict)
-    sys.exit(status)
-
-
-def cpu():
-    """The CPU's name and its instruction-set flags (from /proc/cpuinfo where there is one)."""
-    name, flags = "", []
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and not name:
-                    name = value.strip()
-                elif key.strip() == "flags" and not flags:
-                    flags = value.split()
-    except OSError:
-        pass
-    return name or platform.processor() or "unknown", flags
-
+from pathlib import Path
 
 try:
     import numpy as np
+    import onnx
     import openvino as ov
-except Exception as error:  # not installed, or an install that does not import
-    finish(f"CANNOT RUN: {type(error).__name__}: {error}", 2)
-try:
-    import openvino.opset11 as op
-except ImportError:
+    op = getattr(ov, "opset11", None) or ov.runtime.opset11  # before 2025.0: openvino.runtime.opset11
+except Exception as error:  # a module missing, or a build that cannot load here
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
+
+
+def topk_model(through_onnx):
+    """bfloat16 X of 2, K = 2 (a constant), mode max: ONNX TopK-24 read by the ONNX frontend, or
+    OpenVINO's own TopK-11 (stable=false)."""
+    if through_onnx:  # at the lowest IR version for opset 24
+        return ov.Core().read_model(onnx.parser.parse_model("""<ir_version: 12, opset_import: ["" : 24]>
+            topk (bfloat16[2] X) => (bfloat16[2] V, int64[2] I) <int64[1] K = {2}> { V, I = TopK (X, K) }
+            """).SerializeToString())
+    data = op.parameter([2], ov.Type.bf16)
+    return ov.Model(op.topk(data, op.constant(np.int64(2)), 0, "max", "value", "i32", stable=False).outputs(), [data])
+
+
+cpu = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""  # Linux: the CPU's name and flags
+name = cpu.partition("model name")[2].partition(":")[2].splitlines()[0].strip() if cpu else platform.processor()
+print(f"openvino {ov.get_version()}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
+print(f"CPU: {name}; AVX512_BF16: {'avx512_bf16' in cpu.split() if cpu else 'unknown'}")
+x, flushed = np.array([0x0000, 0x0001], np.uint16), []  # bfloat16 0.0 and 9.183549615799121e-41 as bits
+for label in ("opset11.topk", "ONNX TopK-24 through the ONNX frontend"):
     try:
-        import openvino.runtime.opset11 as op  # releases before the top-level opset modules
-    except ImportError as error:
-        finish(f"CANNOT RUN: this openvino has no opset11 API ({error})", 2)
-
-
-def cpuid_features():
-    """The instruction sets this process sees (numpy's own CPUID check; under an emulator such
-    as qemu-x86_64 they differ from the host's /proc/cpuinfo)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return None
-    return [f for f in ("AVX", "AVX2", "FMA3", "AVX512F", "AVX512BW", "AVX512VL", "AVX512VNNI", "AVX512BF16",
-                        "AVX512FP16") if features.get(f)]
-
-
-def ov_version():
-    get = getattr(ov, "get_version", None) or ov.runtime.get_version
-    return get()
-
-
-def print_versions(uses_onnx=False, isa=False):
-    name, flags = cpu()
-    print("python", sys.version.split()[0], "|", platform.platform())
-    print("CPU:", name)
-    if isa:
-        print("CPU flags (/proc/cpuinfo):", " ".join(f for f in ISA_FLAGS if f in flags) or "none listed")
-        seen = cpuid_features()
-        if seen is not None:
-            print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + sys.modules["onnx"].__version__ if uses_onnx else ""))
-    try:
-        caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        print("OpenVINO CPU capabilities:", " ".join(caps))
-    except Exception:
-        pass
-
-
-def native_topk(x, k, mode="max", sort="value", stable=False, k_input=False, element=None, axis=-1, hint=None):
-    """OpenVINO's own TopK-11 on the CPU plugin; x is numpy (uint16 bits where element is bf16).
-    Returns (values, indices) as numpy arrays (bf16 values as their uint16 bits)."""
-    element = element or ov.Type(x.dtype)
-    data = op.parameter(list(x.shape), element)
-    kk = op.parameter([], ov.Type.i64) if k_input else op.constant(np.int64(k))
-    node = op.topk(data, kk, axis=axis, mode=mode, sort=sort, index_element_type="i32", stable=stable)
-    inputs = [data, kk] if k_input else [data]
-    config = {"INFERENCE_PRECISION_HINT": hint} if hint else {}
-    compiled = ov.Core().compile_model(ov.Model([node.output(0), node.output(1)], inputs), "CPU", config)
-    request = compiled.create_infer_request()
-    feed = ov.Tensor(np.ascontiguousarray(x), list(x.shape), ov.Type.bf16) if element == ov.Type.bf16 else x
-    request.infer([feed] + ([np.array(k, np.int64)] if k_input else []))
-    values = np.array(request.get_output_tensor(0).data).copy()
-    if element == ov.Type.bf16:
-        values = values.view(np.uint16)
-    return values, np.array(request.get_output_tensor(1).data).copy()
-
-
-def hexbits(values, width):
-    return [f"0x{int(b):0{width // 4}x}" for b in np.ascontiguousarray(values).view(f"u{width // 8}").ravel()]
-
-
-def main():
-    print_versions(isa=True)
-    seen = cpuid_features()
-    has_bf16 = ("AVX512BF16" in seen) if seen is not None else ("avx512_bf16" in cpu()[1])
-    print("this CPU has AVX512_BF16:", has_bf16)
-    x = np.array([0x0000, 0x0001], np.uint16)  # bfloat16 0.0 and 9.183549615799121e-41 (a subnormal)
-    want_bits, want_indices = ["0x0001", "0x0000"], [1, 0]
-    try:
-        values, indices = native_topk(x, 2, mode="max", stable=False, element=ov.Type.bf16)
-    except Exception as error:
-        finish(f"CANNOT RUN: this openvino cannot build or run bfloat16 TopK-11: {type(error).__name__}: {error}", 2)
-    print("native TopK-11 bfloat16 X bits", hexbits(x, 16), "(0.0, 9.183549615799121e-41), K = 2 max")
-    print("  got      value bits", hexbits(values, 16), "indices", indices.tolist())
-    print("  expected value bits", want_bits, "indices", want_indices)
-    flushed = hexbits(values, 16) != want_bits
-    try:  # the same through the ONNX frontend (ONNX TopK-24 admits bfloat16)
-        import onnx
-        from onnx import TensorProto, helper
-        xi = helper.make_tensor_value_info("X", TensorProto.BFLOAT16, [2])
-        outs = [helper.make_tensor_value_info("Values", TensorProto.BFLOAT16, [2]),
-                helper.make_tensor_value_info("Indices", TensorProto.INT64, [2])]
-        node = helper.make_node("TopK", ["X", "K"], ["Values", "Indices"], axis=-1, largest=1, sorted=1)
-        graph = helper.make_graph([node], "topk", [xi], outs,
-                                  initializer=[helper.make_tensor("K", TensorProto.INT64, [1], [2])])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 24)], ir_version=12)
-        fd, path = tempfile.mkstemp(suffix=".onnx")
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        try:
-            core = ov.Core()
-            request = core.compile_model(core.read_model(path), "CPU").create_infer_request()
-        finally:
-            os.unlink(path)
+        request = ov.Core().compile_model(topk_model(label.startswith("ONNX")), "CPU").create_infer_request()
         request.infer([ov.Tensor(x, [2], ov.Type.bf16)])
-        ovalues = np.array(request.get_output_tensor(0).data).copy().view(np.uint16)
-        print("ONNX TopK-24 (onnx", onnx.__version__ + ") bfloat16, same X, K = 2 constant")
-        print("  got      value bits", hexbits(ovalues, 16), "indices", np.array(request.get_output_tensor(1).data).tolist())
     except Exception as error:
-        print("ONNX TopK-24 graph skipped:", type(error).__name__, str(error).splitlines()[0] if str(error) else "")
-    if flushed:
-        finish("REPRODUCED", 0)
-    print("(kept the bits: expected on CPUs without AVX512_BF16)" if not has_bf16 else "")
-    finish("NOT REPRODUCED", 1)
-
-
-main()
+        print(f"CANNOT RUN: this openvino cannot build or run the {label} ({type(error).__name__}: {error})")
+        sys.exit(2)
+    values, indices = np.array(request.get_output_tensor(0).data).view(np.uint16), request.get_output_tensor(1).data
+    print(f"{label}: bfloat16 X bits ['0x0', '0x1'], K = 2, max")
+    print(f"  expected value bits ['0x1', '0x0'], indices [1, 0]; OpenVINO gives {[hex(b) for b in values]}, "
+          f"{indices.tolist()}")
+    flushed.append(values.tolist() != [1, 0])
+print("REPRODUCED" if any(flushed) else "NOT REPRODUCED")
+sys.exit(0 if any(flushed) else 1)

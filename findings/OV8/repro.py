@@ -1,209 +1,59 @@
-"""OV8: OpenVINO refuses K = 0, also for ONNX graphs (where ONNX Runtime and onnx's reference
-evaluator return empty outputs; K = 0 is outside every document's defined domain), and refuses a
-K of a sub-byte integer type (u1, u2), which TopK-11's "a scalar of any integer type" admits.
-OpenVINO TopK-11: "The accepted range of values of K is <1;input1.shape[axis]>. The behavior of
-this operator is undefined if the value of K does not meet those requirements." ONNX TopK: K is
-"A 1-D tensor containing a single positive value corresponding to the number of top elements to
-retrieve". Needs openvino, numpy, onnx (to build the ONNX model)."""
-import os
+"""OpenVINO refuses K = 0 in TopK, also for ONNX models, and refuses K = 1 given as a constant of a
+sub-byte integer type. An ONNX TopK-11 model fed K = [0] as a graph input fails with "K (0) must
+be greater or equal to 1" (releases before 2026.2 die with SIGSEGV instead), where ONNX Runtime
+and the ONNX reference implementation return empty values and indices; ONNX TopK describes K as
+"A 1-D tensor containing a single positive value", so K = 0 is outside its defined domain. A
+opset11.topk with K = 1 as a u1 constant fails with "Element not supported", although
+TopK-11's K is "a scalar of any integer type". The ONNX model runs in a child process (this
+script run again with an argument), where a crash cannot end the repro. Needs openvino, onnx
+(only to build the ONNX model), numpy. The last line is REPRODUCED (exit 0), NOT REPRODUCED
+(exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import subprocess
 import sys
-import tempfile
-
-ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx_vnni", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
-             "avx512_bf16", "avx512_fp16", "amx_tile", "amx_bf16", "amx_int8")
-
-
-def finish(verdict, status):
-    print(verdict)
-    sys.exit(status)
-
-
-def cpu():
-    """The CPU's name and its instruction-set flags (from /proc/cpuinfo where there is one)."""
-    name, flags = "", []
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name" and not name:
-                    name = value.strip()
-                elif key.strip() == "flags" and not flags:
-                    flags = value.split()
-    except OSError:
-        pass
-    return name or platform.processor() or "unknown", flags
-
 
 try:
     import numpy as np
-    import openvino as ov
-except Exception as error:  # not installed, or an install that does not import
-    finish(f"CANNOT RUN: {type(error).__name__}: {error}", 2)
-try:
-    import openvino.opset11 as op
-except ImportError:
-    try:
-        import openvino.runtime.opset11 as op  # releases before the top-level opset modules
-    except ImportError as error:
-        finish(f"CANNOT RUN: this openvino has no opset11 API ({error})", 2)
-
-
-def cpuid_features():
-    """The instruction sets this process sees (numpy's own CPUID check; under an emulator such
-    as qemu-x86_64 they differ from the host's /proc/cpuinfo)."""
-    try:
-        from numpy._core._multiarray_umath import __cpu_features__ as features
-    except ImportError:
-        try:
-            from numpy.core._multiarray_umath import __cpu_features__ as features
-        except ImportError:
-            return None
-    return [f for f in ("AVX", "AVX2", "FMA3", "AVX512F", "AVX512BW", "AVX512VL", "AVX512VNNI", "AVX512BF16",
-                        "AVX512FP16") if features.get(f)]
-
-
-def ov_version():
-    get = getattr(ov, "get_version", None) or ov.runtime.get_version
-    return get()
-
-
-def print_versions(uses_onnx=False, isa=False):
-    name, flags = cpu()
-    print("python", sys.version.split()[0], "|", platform.platform())
-    print("CPU:", name)
-    if isa:
-        print("CPU flags (/proc/cpuinfo):", " ".join(f for f in ISA_FLAGS if f in flags) or "none listed")
-        seen = cpuid_features()
-        if seen is not None:
-            print("CPUID features this process sees (numpy):", " ".join(seen) or "none of AVX and up")
-    print("openvino", ov_version(), "| numpy", np.__version__ + (" | onnx " + onnx.__version__ if uses_onnx else ""))
-    try:
-        caps = ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
-        print("OpenVINO CPU capabilities:", " ".join(caps))
-    except Exception:
-        pass
-
-
-def native_topk(x, k, mode="max", sort="value", stable=False, k_input=False, element=None, axis=-1, hint=None):
-    """OpenVINO's own TopK-11 on the CPU plugin; x is numpy (uint16 bits where element is bf16).
-    Returns (values, indices) as numpy arrays (bf16 values as their uint16 bits)."""
-    element = element or ov.Type(x.dtype)
-    data = op.parameter(list(x.shape), element)
-    kk = op.parameter([], ov.Type.i64) if k_input else op.constant(np.int64(k))
-    node = op.topk(data, kk, axis=axis, mode=mode, sort=sort, index_element_type="i32", stable=stable)
-    inputs = [data, kk] if k_input else [data]
-    config = {"INFERENCE_PRECISION_HINT": hint} if hint else {}
-    compiled = ov.Core().compile_model(ov.Model([node.output(0), node.output(1)], inputs), "CPU", config)
-    request = compiled.create_infer_request()
-    feed = ov.Tensor(np.ascontiguousarray(x), list(x.shape), ov.Type.bf16) if element == ov.Type.bf16 else x
-    request.infer([feed] + ([np.array(k, np.int64)] if k_input else []))
-    values = np.array(request.get_output_tensor(0).data).copy()
-    if element == ov.Type.bf16:
-        values = values.view(np.uint16)
-    return values, np.array(request.get_output_tensor(1).data).copy()
-
-
-def hexbits(values, width):
-    return [f"0x{int(b):0{width // 4}x}" for b in np.ascontiguousarray(values).view(f"u{width // 8}").ravel()]
-
-try:
     import onnx
-    from onnx import TensorProto, helper
-except Exception as error:
-    finish(f"CANNOT RUN: onnx (used only to build the model) does not import: {error}", 2)
+    import openvino as ov
+    op = getattr(ov, "opset11", None) or ov.runtime.opset11  # before 2025.0: openvino.runtime.opset11
+except Exception as error:  # a module missing, or a build that cannot load here
+    print(f"CANNOT RUN: a module is missing or cannot load ({type(error).__name__}: {error})")
+    sys.exit(2)
 
-IR_FOR_OPSET = {10: 6, 11: 6, 24: 12}  # the lowest IR version each opset allows
 
-
-def onnx_topk(x_type, x_shape, k=None, opset=11, largest=1, axis=-1):
-    """An ONNX TopK model (K an initializer when k is given, else the graph input K), read by
-    OpenVINO's ONNX frontend and compiled for the CPU plugin."""
-    x = helper.make_tensor_value_info("X", x_type, list(x_shape))
-    kin = helper.make_tensor_value_info("K", TensorProto.INT64, [1])
-    node = helper.make_node("TopK", ["X", "K"], ["Values", "Indices"], axis=axis, largest=largest, sorted=1)
-    out_shape = list(x_shape)
-    out_shape[axis] = k if k is not None else "k"
-    outputs = [helper.make_tensor_value_info("Values", x_type, out_shape),
-               helper.make_tensor_value_info("Indices", TensorProto.INT64, out_shape)]
-    init = [helper.make_tensor("K", TensorProto.INT64, [1], [k])] if k is not None else []
-    graph = helper.make_graph([node], "topk", [x] if k is not None else [x, kin], outputs, initializer=init)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR_FOR_OPSET[opset])
-    fd, path = tempfile.mkstemp(suffix=".onnx")
+def outcome(run):
+    """What run() gives: its two outputs, or the last line of its error."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(model.SerializeToString())
-        core = ov.Core()
-        return core.compile_model(core.read_model(path), "CPU")
-    finally:
-        os.unlink(path)
-
-
-def run_onnx(compiled, x, k=None):
-    request = compiled.create_infer_request()
-    feeds = [x] + ([np.array([k], np.int64)] if k is not None else [])
-    request.infer(feeds)
-    return np.array(request.get_output_tensor(0).data).copy(), np.array(request.get_output_tensor(1).data).copy()
-
-
-def first_line(error):
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    useful = [line for line in lines if "must be" in line or "not supported" in line or "Check" in line]
-    return (useful or lines or [type(error).__name__])[-1][:200]
-
-
-def attempt(label, run, expected):
-    print(label)
-    try:
-        values, indices = run()
-        print("  got      outputs: values", values.tolist(), "indices", indices.tolist())
-        refused = False
+        return "values {}, indices {}".format(*(array.tolist() for array in run().values()))
     except Exception as error:
-        print("  got      an error:", type(error).__name__, "-", first_line(error))
-        refused = True
-    print("  expected", expected)
-    return refused
+        return "an error: " + str(error).strip().splitlines()[-1]
 
 
-def main():
-    print_versions(uses_onnx=True)
-    x = np.array([1, 3, 2], np.float32)
-    refused = []
-    try:
-        compiled = onnx_topk(TensorProto.FLOAT, [3], k=None, opset=11)
-    except Exception as error:
-        finish(f"CANNOT RUN: this openvino cannot read the ONNX TopK-11 model: {type(error).__name__}: {error}", 2)
-    if len(sys.argv) > 1 and sys.argv[1] == "--onnx-k0":  # the child: releases before 2026.2 die here
-        sys.exit(0 if attempt("ONNX TopK-11, float32 X [1, 3, 2], K = [0] (graph input)",
-                              lambda: run_onnx(compiled, x, k=0),
-                              "outside the defined domain (K not positive); ONNX Runtime and the reference "
-                              "evaluator return empty values and indices of shape [0]") else 3)
-    sys.stdout.flush()
-    child = subprocess.run([sys.executable, __file__, "--onnx-k0"], capture_output=True, text=True)
-    print("\n".join(line for line in child.stdout.splitlines()[2:]))  # less its version lines
-    if child.returncode < 0:
-        print(f"  (the process running it died: signal {-child.returncode})")
-    refused.append(child.returncode != 3)  # refused, or died: in no case the empty outputs
-    refused.append(attempt("native TopK-11, float32 X [1, 3, 2], K = 0 (constant)",
-                           lambda: native_topk(x, 0, stable=True),
-                           "outside <1;input1.shape[axis]> (undefined); an error is allowed"))
-    ops = getattr(ov, "op", None) or ov.runtime.op
-    sub_byte = [name for name in ("u1", "u2") if hasattr(ov.Type, name)]
-    sub_refused = []
-    for name in sub_byte:
-        def run(name=name):
-            data = op.parameter([3], ov.Type.f32)
-            k = ops.Constant(getattr(ov.Type, name), ov.Shape([]), [1])
-            node = op.topk(data, k, axis=0, mode="max", sort="value", index_element_type="i32", stable=True)
-            compiled = ov.Core().compile_model(ov.Model([node.output(0), node.output(1)], [data]), "CPU")
-            out = compiled.create_infer_request()
-            out.infer([x])
-            return np.array(out.get_output_tensor(0).data), np.array(out.get_output_tensor(1).data)
-        sub_refused.append(attempt(f"native TopK-11, float32 X [1, 3, 2], K = 1 as a constant of type {name}", run,
-                                   "values [3.0] indices [1] (K is \"a scalar of any integer type\", 1 is in range)"))
-    hit = refused[0] and (any(sub_refused) or not sub_refused)
-    finish("REPRODUCED" if hit else "NOT REPRODUCED", 0 if hit else 1)
+def native(element):
+    """OpenVINO's own TopK-11 (mode max, stable=true) of x with K = 1, a constant of this element type."""
+    data = op.parameter([3], ov.Type.f32)
+    node = op.topk(data, op.constant(np.array(1), dtype=element), 0, "max", "value", "i32", True)
+    return ov.Core().compile_model(ov.Model(node.outputs(), [data]), "CPU")([x])
 
 
-main()
+x = np.array([1, 3, 2], np.float32)
+if len(sys.argv) > 1:  # the child: an ONNX TopK-11 model (the lowest IR version for opset 11), fed K = [0]
+    model = ov.Core().read_model(onnx.parser.parse_model("""<ir_version: 6, opset_import: ["" : 11]>
+        topk (float[3] X, int64[1] K) => (float[k] V, int64[k] I) { V, I = TopK (X, K) }""").SerializeToString())
+    print(outcome(lambda: ov.Core().compile_model(model, "CPU")([x, np.array([0], np.int64)])))
+    sys.exit(0)
+print(f"openvino {ov.get_version()}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
+child = subprocess.run([sys.executable, __file__, "child"], capture_output=True, text=True, timeout=50)
+if child.returncode > 0:  # an exception outside inference: the model did not load
+    print(f"CANNOT RUN: this openvino cannot read the ONNX model: {child.stderr.strip().splitlines()[-1]}")
+    sys.exit(2)
+rows = [("ONNX TopK-11, K = [0] (a graph input)", "nothing defined (ONNX Runtime and the ONNX reference implementation "
+         "return empty values and indices)", child.stdout.strip() or f"the process dies (signal {-child.returncode})"),
+        ("opset11.topk, K = 1 (a u1 constant)", "values [3.0], indices [1]", outcome(lambda: native(ov.Type.u1)))]
+for label, expected, got in rows:
+    print(f"{label}, float32 X {x.tolist()}\n  expected {expected}\n  OpenVINO gives {got}")
+hit = not rows[0][2].startswith("values") and rows[1][2].startswith("an error")
+print("REPRODUCED" if hit else "NOT REPRODUCED")
+sys.exit(0 if hit else 1)
