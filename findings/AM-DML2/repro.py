@@ -1,20 +1,19 @@
-"""DirectML DML_OPERATOR_ARGMAX / ARGMIN with AxisDirection DECREASING: an all-NaN row gives
-index 0, not the last index.
+"""DirectML's DML_OPERATOR_ARGMAX and DML_OPERATOR_ARGMIN with DML_AXIS_DIRECTION_DECREASING (the last extreme) give 0,
+not 2, on float32 [NaN, NaN, NaN], whose elements tie with each other wherever NaN is placed.
 
-Runs DirectML.dll (1.15.4 as tested) under Wine 8.0 on Mesa lavapipe (a software Vulkan adapter) through
-the small C program bridge.exe that `topk-conformance setup directml` builds, with its DirectML.dll,
-patched wined3d.dll and Wine prefix, in ~/.cache/topk-conformance/directml (DIRECTML_WINE_ROOT
-overrides the folder). No import of the suite: numpy and the standard library only. Prints
-`CANNOT RUN: ...` (exit 2) where wine, Xvfb, lavapipe or that folder is missing.
-"""
+Needs wine, Xvfb and x86_64-w64-mingw32-gcc; Python's standard library only. It compiles repro_windows.c, the C
+program beside it on D3D12 and DirectML's own API (what a maintainer on Windows builds and runs), and runs it under
+Wine 8.0 on Mesa lavapipe, a software Vulkan adapter that Wine names "NVIDIA GeForce GTX 470", beside the DirectML.dll
+(1.15.4 as tested) and the patched wined3d.dll that `topk-conformance setup directml` puts in
+$TOPK_CONFORMANCE_CACHE/directml (by default ~/.cache/topk-conformance/directml), in the Wine prefix there. The
+program prints each input, DirectML's output and the documents' answer. Last line: REPRODUCED (exit 0),
+NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
 import os
 import platform
-import select
 import shutil
-import struct
 import subprocess
 import sys
-import time
+import tempfile
 
 
 def cannot(why):
@@ -22,216 +21,34 @@ def cannot(why):
     sys.exit(2)
 
 
-try:
-    import numpy as np
-except ImportError:
-    cannot("numpy is not installed")
-
-ROOT = os.path.expanduser(os.environ.get("DIRECTML_WINE_ROOT", "~/.cache/topk-conformance/directml"))
-BRIDGE = os.path.join(ROOT, "bin", "bridge.exe")
-LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
-MAGIC = 0x32424B54  # "TKB2": the bridge's frame marker
-ELEM = {np.float32: 1, np.uint8: 2, np.int8: 3, np.uint16: 4, np.int16: 5, np.int32: 6, np.int64: 7,
-        np.float16: 10, np.float64: 11, np.uint32: 12, np.uint64: 13}  # ONNX TensorProto numbers
-DTYPE = {code: np.dtype(t) for t, code in ELEM.items()}
-DEADLINE = time.monotonic() + 45  # the whole repro stays well under a minute
-
-
-def first_line(command):
-    try:
-        out = subprocess.run(command, capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.splitlines()[0] if out else "unknown"
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-for tool in ("wine", "Xvfb"):
-    if shutil.which(tool) is None:
-        cannot(f"`{tool}` is not installed")
-for path, why in ((BRIDGE, "no bridge.exe (run `topk-conformance setup directml`)"),
-                  (os.path.join(ROOT, "bin", "DirectML.dll"), "no DirectML.dll beside bridge.exe"),
-                  (os.path.join(ROOT, "prefix"), "no Wine prefix (run `topk-conformance setup directml`)"),
-                  (LAVAPIPE, "no Mesa lavapipe Vulkan driver (mesa-vulkan-drivers)")):
-    if not os.path.exists(path):
-        cannot(f"{why}: {path} is missing")
-
-read_end, write_end = os.pipe()  # Xvfb picks a free display and writes its number here
-xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-nolisten", "tcp"], pass_fds=[write_end],
-                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-os.close(write_end)
-if not select.select([read_end], [], [], 20)[0]:
-    xvfb.kill()
-    cannot("Xvfb did not announce a display")
-display = os.read(read_end, 16).decode().strip()
-if not display:
-    cannot("Xvfb did not start")
-os.makedirs(os.path.join(ROOT, "xdg-runtime"), mode=0o700, exist_ok=True)
-env = dict(os.environ, WINEPREFIX=os.path.join(ROOT, "prefix"), WINEARCH="win64", WINEDEBUG="-all",
-           DISPLAY=":" + display, WINEDLLOVERRIDES="mscoree,mshtml=;wined3d=n",  # the patched wined3d.dll beside it
-           VK_ICD_FILENAMES=LAVAPIPE, XDG_RUNTIME_DIR=os.path.join(ROOT, "xdg-runtime"))
-bridge = subprocess.Popen(["wine", BRIDGE], env=env, cwd=os.path.dirname(BRIDGE), stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-
-
-def close():
-    try:
-        bridge.stdin.close()
-        bridge.wait(10)
-    except (OSError, subprocess.TimeoutExpired):
-        bridge.kill()
+ROOT = os.path.join(os.environ.get("TOPK_CONFORMANCE_CACHE") or os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "topk-conformance"), "directml")
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "repro_windows.c")
+LAVAPIPE = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"  # Mesa's software Vulkan driver
+missing = ["repro_windows.c is missing beside this script"] if not os.path.isfile(SOURCE) else []
+missing += [f"{tool} is not installed" for tool in ("wine", "Xvfb", "x86_64-w64-mingw32-gcc") if not shutil.which(tool)]
+missing += [f"{path} is missing (Mesa lavapipe; `topk-conformance setup directml` makes the rest)" for path in
+            (LAVAPIPE, *(os.path.join(ROOT, name) for name in ("bin/DirectML.dll", "bin/wined3d.dll", "prefix")))
+            if not os.path.exists(path)]
+if missing:
+    cannot(missing[0])
+versions = os.popen("wine --version 2>/dev/null; dpkg-query -W -f '${Version}' mesa-vulkan-drivers").read()
+print("Python", platform.python_version(), "|", platform.platform(), "|", versions.replace("\n", " | Mesa lavapipe "))
+with tempfile.TemporaryDirectory() as scratch:
+    built = subprocess.run(["x86_64-w64-mingw32-gcc", "-o", "repro_windows.exe", SOURCE, "-ld3d12", "-ldxgi",
+                            "-lversion"], cwd=scratch, capture_output=True, text=True)
+    if built.returncode:
+        cannot("repro_windows.c did not compile: " + built.stderr.strip()[-400:])
+    for name in ("DirectML.dll", "wined3d.dll"):  # DirectML.dll and the patched wined3d.dll, beside the .exe
+        os.symlink(os.path.join(ROOT, "bin", name), os.path.join(scratch, name))
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-nolisten", "tcp"], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)  # it picks a free display and prints its number
+    env = dict(os.environ, WINEPREFIX=os.path.join(ROOT, "prefix"), WINEDEBUG="-all", VK_ICD_FILENAMES=LAVAPIPE,
+               WINEDLLOVERRIDES="mscoree,mshtml=;wined3d=n", DISPLAY=":" + xvfb.stdout.readline().decode().strip())
+    done = subprocess.run(["timeout", "50", "wine", "repro_windows.exe"], env=env, cwd=scratch, capture_output=True,
+                          text=True)
     xvfb.terminate()
-
-
-def read_exactly(n):
-    data = b""
-    while len(data) < n:
-        left = DEADLINE - time.monotonic()
-        if left <= 0 or not select.select([bridge.stdout], [], [], left)[0]:
-            close()
-            cannot("the bridge under Wine did not answer in time")
-        chunk = os.read(bridge.stdout.fileno(), n - len(data))
-        if not chunk:
-            close()
-            cannot(f"the bridge under Wine exited (status {bridge.poll()})")
-        data += chunk
-    return data
-
-
-def ask(op, body):
-    """One request to bridge.exe (framing in the suite's conformance/backends/wine/bridge/bridge.h)."""
-    bridge.stdin.write(struct.pack("<IIQ", MAGIC, op, len(body)) + body)
-    bridge.stdin.flush()
-    magic, status, _, _, n = struct.unpack("<IIIIQ", read_exactly(24))
-    if magic != MAGIC:
-        close()
-        cannot(f"the bridge answered with an unknown frame {magic:#x}")
-    out = read_exactly(n)
-    return (None, out.decode(errors="replace")) if status else (out, "")
-
-
-def text(s):
-    return struct.pack("<I", len(s)) + s.encode()
-
-
-def tensor(x):
-    return struct.pack(f"<II{x.ndim}qQ", ELEM[x.dtype.type], x.ndim, *x.shape, x.nbytes) + x.tobytes()
-
-
-def spec(elem, shape):
-    return struct.pack(f"<II{len(shape)}qQ", elem, len(shape), *shape, 0)
-
-
-def dml_run(op_type, members):
-    """OP_DML_RUN: DirectML operator `op_type`, its desc struct's members in declaration order.
-    Returns {output name: array}, or DirectML's refusal as a string (the call and its HRESULT)."""
-    out, refused = ask(4, struct.pack("<II", op_type, len(members)) + b"".join(members))
-    if refused:
-        return refused.strip().splitlines()[0]
-    outputs, at = {}, 4
-    for _ in range(struct.unpack_from("<I", out)[0]):
-        n = struct.unpack_from("<I", out, at)[0]
-        name = out[at + 4:at + 4 + n].decode()
-        elem, rank = struct.unpack_from("<II", out, at + 4 + n)
-        shape = struct.unpack_from(f"<{rank}q", out, at + 12 + n)
-        size = struct.unpack_from("<Q", out, at + 12 + n + 8 * rank)[0]
-        start = at + 20 + n + 8 * rank
-        outputs[name] = np.frombuffer(out[start:start + size], DTYPE[elem]).reshape(shape)
-        at = start + size
-    return outputs
-
-
-def input_member(name, x):
-    return struct.pack("<I", 1) + text(name) + tensor(x)
-
-
-def output_member(name, output, elem, shape):
-    return struct.pack("<I", 2) + text(name) + text(output) + spec(elem, shape)
-
-
-def uint_member(name, value):
-    return struct.pack("<I", 3) + text(name) + struct.pack("<I", value)
-
-
-def uints_member(name, values):
-    return struct.pack("<I", 6) + text(name) + struct.pack(f"<I{len(values)}I", len(values), *values)
-
-
-info, refused = ask(3, b"")
-if refused:
-    close()
-    cannot(f"no DirectML device under Wine: {refused.strip()[:200]}")
-info = dict(line.split("=", 1) for line in info.decode().splitlines() if "=" in line)
-print("Python", sys.version.split()[0], "|", platform.platform(), "| CPU:", cpu_name())
-print("numpy", np.__version__, "|", first_line(["wine", "--version"]), "| Mesa lavapipe (mesa-vulkan-drivers)",
-      first_line(["dpkg-query", "-W", "-f", "${Version}", "mesa-vulkan-drivers"]))
-print("DirectML.dll", info.get("directml_dll", "unknown"), "| adapter:", info.get("adapter", "unknown"),
-      "| DML feature level", info.get("dml_feature_level", "unknown"))
-print("(DirectML under Wine on a software Vulkan adapter: says nothing about any GPU's driver)")
-print()
-
-DML_OPERATOR_REDUCE, DML_OPERATOR_ARGMIN, DML_OPERATOR_ARGMAX = 55, 137, 138
-DML_REDUCE_FUNCTION_ARGMAX, DML_REDUCE_FUNCTION_ARGMIN = 0, 1
-INCREASING, DECREASING = 0, 1  # DML_AXIS_DIRECTION: the first extreme, the last
-UINT32_INDICES = 12
-nan = float("nan")
-
-
-def arg(op, x, axes, direction=INCREASING, index_elem=UINT32_INDICES):
-    """DML_ARGMAX/ARGMIN_OPERATOR_DESC {InputTensor, OutputTensor, AxisCount + Axes,
-    AxisDirection} (op "argmax"/"argmin"), or DML_REDUCE_OPERATOR_DESC {Function, InputTensor,
-    OutputTensor, AxisCount + Axes} (op "reduce-argmax"/"reduce-argmin"); the output keeps the
-    reduced axes as size 1. Returns the indices as a list, or DirectML's refusal."""
-    shape = [1 if i in axes else d for i, d in enumerate(x.shape)]
-    members = [input_member("InputTensor", x), output_member("OutputTensor", "indices", index_elem, shape),
-               uints_member("Axes", list(axes))]
-    if op.startswith("reduce-"):
-        function = DML_REDUCE_FUNCTION_ARGMAX if op == "reduce-argmax" else DML_REDUCE_FUNCTION_ARGMIN
-        members.insert(0, uint_member("Function", function))
-        op_type = DML_OPERATOR_REDUCE
-    else:
-        members.append(uint_member("AxisDirection", direction))
-        op_type = DML_OPERATOR_ARGMAX if op == "argmax" else DML_OPERATOR_ARGMIN
-    out = dml_run(op_type, members)
-    return out if isinstance(out, str) else out["indices"].ravel().tolist()
-
-
-def name(op, direction=INCREASING):
-    label = {"argmax": "DML_OPERATOR_ARGMAX", "argmin": "DML_OPERATOR_ARGMIN",
-             "reduce-argmax": "DML_OPERATOR_REDUCE (ARGMAX)", "reduce-argmin": "DML_OPERATOR_REDUCE (ARGMIN)"}[op]
-    return label + (" DECREASING" if direction == DECREASING else "")
-
-
-def documents_answer(row, largest, last, nan_high=True):
-    """The index of the first (last: the last) extreme of one row; NaN, on which the documents
-    say nothing, above (or below) every number."""
-    keys = [((1 if nan_high else -1) if v != v else 0, 0 if v != v else v) for v in row]
-    best = max(keys) if largest else min(keys)
-    hits = [i for i, key in enumerate(keys) if key == best]
-    return hits[-1] if last else hits[0]
-
-
-print("An all-NaN row: every element ties with every other under any placement of NaN, so")
-print("AxisDirection DECREASING (the last extreme) must give the last index, INCREASING the first.")
-reproduced = False
-x = np.array([nan, nan, nan], np.float32)
-for op in ("argmax", "argmin"):
-    for direction in (DECREASING, INCREASING):
-        out = arg(op, x, (0,), direction)
-        want = 2 if direction == DECREASING else 0
-        print(f"  float32 [NaN, NaN, NaN], axis 0, {name(op, direction)}: output {out}, documents [{want}]")
-        if direction == DECREASING:
-            reproduced |= out != [want]
-close()
-print("REPRODUCED" if reproduced else "NOT REPRODUCED")
-sys.exit(0 if reproduced else 1)
+if done.returncode == 124:
+    cannot("repro_windows.exe did not finish within 50 s under Wine")
+print(done.stdout, end="")
+sys.exit(done.returncode)
