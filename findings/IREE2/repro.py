@@ -1,8 +1,9 @@
-"""IREE2: IREE's ONNX TopK on unsigned integers returns its values as the signed type of the same
-width (uint8 in, int8 out; likewise uint16, uint32, uint64), so 200 reads as -56. Standalone:
-iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer, `llvm-cpu`, the
-`local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1)
-or CANNOT RUN: why (exit 2)."""
+"""IREE's ONNX TopK on unsigned integers returns its values as the signed type of the same width
+(uint8 in, int8 out; likewise uint16, uint32, uint64), so 200 reads as -56.
+
+Needs iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer, `llvm-cpu`,
+the `local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT REPRODUCED
+(exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import sys
 

@@ -1,9 +1,10 @@
-"""IREE3: IREE computes ONNX's Hardmax-1 and Hardmax-11 as Hardmax-13. Before opset 13, Hardmax
-views its input as a 2-D matrix (the dimensions before `axis` as rows, the rest as one row)
-and puts a single 1 per row; IREE puts one 1 per slice along `axis` alone, as Hardmax-13 does.
-Standalone: iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer,
-`llvm-cpu`, the `local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT
-REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
+"""IREE computes ONNX's Hardmax-1 and Hardmax-11 as Hardmax-13. Before opset 13, Hardmax views its
+input as a 2-D matrix (the dimensions before `axis` as rows, the rest as one row) and puts a
+single 1 per row; IREE puts one 1 per slice along `axis` alone, as Hardmax-13 does.
+
+Needs iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer, `llvm-cpu`,
+the `local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT REPRODUCED
+(exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import sys
 

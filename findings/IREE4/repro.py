@@ -1,9 +1,10 @@
-"""IREE4: IREE's CPU code compares subnormal floats as zero (flushed): ArgMax over [0, 1e-45,
-3e-45] chooses index 0, the first of three "equal" values, where ONNX's answer is 2 (the
-largest, 3e-45, is a float32 like any other). TopK orders such values as ties likewise.
-Standalone: iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer,
-`llvm-cpu`, the `local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT
-REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
+"""IREE's CPU code compares subnormal floats as zero (flushed): ArgMax over [0, 1e-45, 3e-45] chooses
+index 0, the first of three "equal" values, where ONNX's answer is 2 (the largest, 3e-45, is a
+float32 like any other). TopK orders such values as ties likewise.
+
+Needs iree-base-compiler, iree-base-runtime, onnx, numpy; IREE's own ONNX importer, `llvm-cpu`,
+the `local-task` driver, default flags. The last line is REPRODUCED (exit 0), NOT REPRODUCED
+(exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import sys
 

@@ -1,8 +1,10 @@
-"""TVM1: Apache TVM's Relax ONNX frontend runs ONNX TopK-10 as TopK-1: it reads K from the
-attribute `k` (absent at opset 10, so 1) and ignores the K input, returning 1 element where the
-graph asks for K. Standalone: apache-tvm, onnx, numpy. Prints the versions, the input, the
-answer ONNX defines and TVM's; the last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
-CANNOT RUN: why (exit 2). Do not run it from a folder holding a `tvm` or `torch` folder."""
+"""Apache TVM's Relax ONNX frontend runs ONNX TopK-10 as TopK-1: it reads K from the attribute `k`
+(absent at opset 10, so 1) and ignores the K input, returning 1 element where the graph asks for
+K.
+
+Needs apache-tvm, onnx, numpy. Prints the versions, the input, the answer ONNX defines and TVM's;
+the last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2). Do not
+run it from a folder holding a `tvm` or `torch` folder."""
 import platform
 import sys
 

@@ -1,7 +1,9 @@
-"""TVM3: Apache TVM's TopK with K = 0 returns every element instead of none (TOPI's topk
-"returns all elements if k < 1", by design since apache/tvm#3256); ONNX's TopK with K = 0 has
-an empty output along the axis. Standalone: apache-tvm, onnx, numpy. The last line is
-REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
+"""Apache TVM's TopK with K = 0 returns every element instead of none (TOPI's topk "returns all
+elements if k < 1", by design since apache/tvm#3256); ONNX's TopK with K = 0 has an empty output
+along the axis.
+
+Needs apache-tvm, onnx, numpy. The last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
+CANNOT RUN: why (exit 2)."""
 import platform
 import sys
 

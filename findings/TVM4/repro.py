@@ -1,9 +1,11 @@
-"""TVM4: Apache TVM's ArgMax returns index -1 for a slice whose every element is the type's
-lowest value (0 for unsigned integers, -128 for int8, -inf for floats), and ArgMin likewise
-for the highest: the reduction starts from that value and an index of -1 and only moves on a
-strictly greater (smaller) element. ONNX's ArgMax of [0, 0, 0] is 0, the first maximum; Hardmax,
-made from ArgMax, puts no 1 in an all -inf row. Standalone: apache-tvm, onnx, numpy. The last
-line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
+"""Apache TVM's ArgMax returns index -1 for a slice whose every element is the type's lowest value (0
+for unsigned integers, -128 for int8, -inf for floats), and ArgMin likewise for the highest: the
+reduction starts from that value and an index of -1 and only moves on a greater (smaller) element,
+or an equal one at a smaller index, which -1 always is. ONNX's ArgMax of [0, 0, 0] is 0, the first
+maximum; Hardmax, made from ArgMax, puts no 1 in an all -inf row.
+
+Needs apache-tvm, onnx, numpy. The last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or
+CANNOT RUN: why (exit 2)."""
 import platform
 import sys
 

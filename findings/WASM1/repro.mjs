@@ -1,7 +1,7 @@
-// WASM1: ONNX Runtime Web's WebAssembly provider traps ("RuntimeError: divide by zero") on a
+// ONNX Runtime Web's WebAssembly provider traps ("RuntimeError: divide by zero") on a
 // TopK input with a zero-sized dimension other than the axis, where the outputs are empty tensors.
 // Run by repro.py; onnxruntime-web resolves from ./node_modules.
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { model, TYPES } from './onnx_model.mjs';
 
 const firstLine = (error) => `${error?.name && error.name !== 'Error' ? `${error.name}: ` : ''}${String(error?.message ?? error).split('\n')[0].slice(0, 300)}`;
@@ -14,7 +14,8 @@ try {
   process.exit(2);
 }
 ort.env.wasm.numThreads = 1;
-console.log(`onnxruntime-web ${ort.env.versions?.web ?? '?'} (as loaded), Node.js ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus()[0]?.model}`);
+const { version } = JSON.parse(readFileSync(new URL('./node_modules/onnxruntime-web/package.json', import.meta.url)));
+console.log(`onnxruntime-web ${version}, Node.js ${process.version}`);
 
 async function session(bytes) {
   try {

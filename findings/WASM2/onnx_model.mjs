@@ -1,8 +1,8 @@
 // A one-node ONNX model (TopK or ArgMax/ArgMin) as bytes, written by hand in protobuf's wire
 // format, so that this repro needs nothing but onnxruntime-web.
-// model(opType, attributes, elemType, shape, k, opset, outShape): input X of `elemType` and
-// `shape` (a number is a fixed dimension, a string a symbolic one); K (int64 [1]) is an
-// initializer when `k` is a number, a second graph input when it is 'input', absent when
+// model(opType, attributes, elemType, shape, k, opset, outShape): input X of elemType and
+// shape (a number is a fixed dimension, a string a symbolic one); K (int64 [1]) is an
+// initializer when k is a number, a second graph input when it is 'input', absent when
 // undefined (TopK-1 takes `k` as an attribute). ir_version is the lowest the opset allows, so
 // that older releases load the model.
 

@@ -1,8 +1,8 @@
-// WASM2: NaN lands in the middle of TopK's output on ONNX Runtime Web's WebAssembly provider,
+// NaN lands in the middle of TopK's output on ONNX Runtime Web's WebAssembly provider,
 // neither above nor below every number, and not at the places ONNX Runtime's native CPU provider
 // puts it. No document places NaN: the answer accepted is either placement (every NaN above
 // every number, or every NaN below), ties by index. Run by repro.py.
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import { model, TYPES } from './onnx_model.mjs';
 
 const firstLine = (error) => `${error?.name && error.name !== 'Error' ? `${error.name}: ` : ''}${String(error?.message ?? error).split('\n')[0].slice(0, 300)}`;
@@ -15,7 +15,8 @@ try {
   process.exit(2);
 }
 ort.env.wasm.numThreads = 1;
-console.log(`onnxruntime-web ${ort.env.versions?.web ?? '?'} (as loaded), Node.js ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus()[0]?.model}`);
+const { version } = JSON.parse(readFileSync(new URL('./node_modules/onnxruntime-web/package.json', import.meta.url)));
+console.log(`onnxruntime-web ${version}, Node.js ${process.version}`);
 
 const fmt = (xs) => `[${xs.map((v) => (Object.is(v, -0) ? '-0' : String(v))).join(', ')}]`;
 // The answer with every NaN above (nanHigh) or below every number, ties by the lower index.

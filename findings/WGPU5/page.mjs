@@ -31,13 +31,9 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
 export const placement = (from) => log.slice(from).filter((line) => line.includes('placed on')).map((line) => line.split('] ').pop().trim());
 
 async function setUp() {
-  say(`browser: ${navigator.userAgent}`);
-  if (!navigator.gpu) throw new CannotRun('this browser offers no WebGPU (navigator.gpu is missing)');
-  const adapter = await navigator.gpu.requestAdapter();
-  if (!adapter) throw new CannotRun('the browser offers no WebGPU adapter');
+  const adapter = await navigator.gpu?.requestAdapter();
+  if (!adapter) throw new CannotRun(`this browser offers no WebGPU adapter (${navigator.userAgent})`);
   const info = adapter.info ?? (adapter.requestAdapterInfo ? await adapter.requestAdapterInfo() : {});
-  say(`WebGPU adapter: vendor ${info.vendor}, architecture ${info.architecture}, device "${info.device}", `
-      + `description "${info.description}"; shader-f16 ${adapter.features.has('shader-f16')}`);
   let ort;
   const tried = [];
   for (const file of ['ort.webgpu.min.mjs', 'ort.webgpu.mjs', 'ort.all.min.mjs']) {
@@ -51,7 +47,9 @@ async function setUp() {
   }
   if (!ort?.InferenceSession) throw new CannotRun(`onnxruntime-web has no WebGPU ES module build here (${tried.join('; ')})`);
   ort.env.wasm.numThreads = 1;
-  say(`onnxruntime-web ${ort.env.versions?.web ?? '?'} (as loaded: ${ort.env.versions ? JSON.stringify(ort.env.versions) : '?'})`);
+  const { version } = await (await fetch('./node_modules/onnxruntime-web/package.json')).json();
+  say(`onnxruntime-web ${version}; ${navigator.userAgent}; WebGPU adapter: vendor ${info.vendor}, architecture `
+      + `${info.architecture}, device "${info.device}", description "${info.description}", shader-f16 ${adapter.features.has('shader-f16')}`);
   return ort;
 }
 

@@ -1,4 +1,4 @@
-// WGPU8, the worker: one session of TopK-10 (K a graph input), X float32 [2, 5]; runs K values
+// The worker of repro.html: one session of TopK-10 (K a graph input), X float32 [2, 5]; runs K values
 // given by the page in turn and posts each outcome, so that the page's timer sees a run that
 // never returns (it blocks this worker's thread, timers included).
 import { model, TYPES } from './onnx_model.mjs';
