@@ -1,187 +1,60 @@
-"""AM-ORTOV4: ONNX Runtime's OpenVINO provider declines ArgMax on float64, uint64, bfloat16 and inputs
-with a zero-sized dimension, alone and behind an Identity.
+"""ONNX Runtime's OpenVINO execution provider declines ArgMax on float64, uint64 and bfloat16, and on
+inputs with a zero-sized dimension, alone and behind an Identity: with CPU fall-back disabled
+(session.disable_cpu_ep_fallback = 1) every such session is refused, as the node would go to ONNX
+Runtime's CPU provider. ONNX ArgMax-13's T includes tensor(double), tensor(uint64) and
+tensor(bfloat16), and input [1, 3, 2] gives [1]; ArgMax-11 says the input "must not be empty", and
+over a non-empty axis ([0, 3], axis 1) the answer is an empty [0, 1]. float32 [1, 3, 2] runs on the
+provider, for comparison.
+Needs onnxruntime-openvino (it installs the module onnxruntime), onnx (only to build the models) and
+numpy. Prints the versions, then per input the provider's answer or the session's error, alone and
+behind an Identity. The last line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why
+(exit 2)."""
 
-Standalone: onnx (to build the model), numpy, and onnxruntime from the onnxruntime-openvino wheel (1.24.1 bundles OpenVINO 2025.4.1;
-it installs the module `onnxruntime`, so use a virtual environment of its own). Sessions use the OpenVINO provider alone, device CPU,
-precision FP32, with CPU fall-back disabled (`session.disable_cpu_ep_fallback`): a session is refused if any node would go to ONNX
-Runtime's CPU provider; where the release keeps one, ONNX Runtime's own assignment record is printed.
-Last line: REPRODUCED (0), NOT REPRODUCED (1) or CANNOT RUN: why (2).
-"""
-import importlib.metadata as _md
-import os
 import platform
 import sys
-
-
-def cannot(why):
-    print(f"CANNOT RUN: {why}")
-    sys.exit(2)
-
 
 try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper
-except Exception as error:  # a module missing, or one that cannot load here
-    cannot(f"import failed: {type(error).__name__}: {error}")
+    if "OpenVINOExecutionProvider" not in ort.get_available_providers():
+        raise ImportError("this onnxruntime has no OpenVINOExecutionProvider (install onnxruntime-openvino)")
+except Exception as error:  # a module missing, a build that cannot load here, or no OpenVINO provider
+    print(f"CANNOT RUN: {type(error).__name__}: {error}")
+    sys.exit(2)
 
-PROVIDER = "OpenVINOExecutionProvider"
-OPTIONS = {"device_type": "CPU", "precision": "FP32"}
-
-
-def cpu():
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def distribution(name):
-    try:
-        return _md.version(name)
-    except Exception:
-        return "not installed"
-
-
-def bundled_openvino():
-    """The OpenVINO libraries the wheel carries beside onnxruntime (file names hold the version)."""
-    folder = os.path.join(os.path.dirname(ort.__file__), "capi")
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.startswith(("libopenvino.so.", "openvino.dll")))
-    except OSError:
-        names = []
-    return ", ".join(names) or "none in the wheel (an installed openvino package: " + distribution("openvino") + ")"
-
-
-def header():
-    print(f"python {platform.python_version()}; {platform.platform()}; CPU: {cpu()}")
-    print(f"onnxruntime {ort.__version__} (onnxruntime-openvino {distribution('onnxruntime-openvino')}); "
-          f"OpenVINO bundled: {bundled_openvino()}; onnx {onnx.__version__}; numpy {np.__version__}")
-    have = ort.get_available_providers()
-    print(f"providers: {have}")
-    if PROVIDER not in have:
-        cannot(f"{PROVIDER} is not in this onnxruntime build (install onnxruntime-openvino)")
-
-
+print(f"onnxruntime-openvino {ort.__version__}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
 ort.set_default_logger_severity(4)
+options = ort.SessionOptions()  # the session fails where a node would go to ONNX Runtime's CPU provider
+options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
 
 
-class Declined(Exception):
-    """The provider did not take the node (CPU fall-back disabled made the session fail)."""
-
-
-def session(model, identity=False):
-    """A session on the OpenVINO provider alone, CPU fall-back disabled: it is refused if any node
-    would go to ONNX Runtime's CPU provider."""
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
-    options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-    options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
-    return ort.InferenceSession(model.SerializeToString(), options, providers=[(PROVIDER, OPTIONS)],
-                                disabled_optimizers=["EliminateIdentity"] if identity else None)
-
-
-def placement(sess, op_type):
-    """ONNX Runtime's own record of where the node went, where this release keeps one."""
+def argmax(x, kind, opset, axis, identity):
+    """ArgMax (keepdims 1), alone or behind an Identity, on the OpenVINO provider alone: its answer, or the error."""
+    model = onnx.parser.parse_model(
+        f'<ir_version: {({11: 6, 13: 7})[opset]}, opset_import: ["" : {opset}]> arg ({kind}[{str(list(x.shape))[1:-1]}]'
+        f' X) => (int64[{", ".join("ab"[:x.ndim])}] I) {{{"Y = Identity(X) " * identity}I = ArgMax <axis = {axis}> '
+        f'({"Y" if identity else "X"})}}')
     try:
-        info = sess.get_provider_graph_assignment_info()
-    except Exception:
-        return f"{op_type} on {PROVIDER} (session built with CPU fall-back disabled)"
-    placed = sorted({sub.ep_name for sub in info for node in sub.get_nodes() if node.op_type == op_type})
-    return f"{op_type} on {placed}"
-
-
-def short(error):
-    text = " ".join(str(error).split())
-    for marker in ("This session contains", "[ShapeInferenceError]", "[CPU] TopK", "Exception from"):
-        if marker in text:
-            text = text[text.index(marker):]
-            break
-    return f"{type(error).__name__}: {text[:150]}"
-
-ELEM = {"float16": TensorProto.FLOAT16, "float32": TensorProto.FLOAT, "float64": TensorProto.DOUBLE,
-        "int64": TensorProto.INT64, "uint32": TensorProto.UINT32, "uint64": TensorProto.UINT64,
-        "bfloat16": TensorProto.BFLOAT16}
-IR = {1: 3, 11: 6, 12: 7, 13: 7}  # the lowest IR version each opset allows
-
-
-def arg_model(op, dtype, shape, last=0, opset=13, axis=0, identity=False):
-    attrs = {"select_last_index": last} if opset >= 12 else {}
-    data = "X_identity" if identity else "X"
-    nodes = [helper.make_node(op, [data], ["I"], name=op.lower(), axis=axis, keepdims=1, **attrs)]
-    if identity:  # the same node behind an Identity
-        nodes.insert(0, helper.make_node("Identity", ["X"], [data], name="identity"))
-    graph = helper.make_graph(nodes, "arg", [helper.make_tensor_value_info("X", ELEM[dtype], list(shape))],
-                              [helper.make_tensor_value_info("I", TensorProto.INT64, None)])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR[opset])
-
-
-def arg(op, x, last=0, opset=13, axis=0, identity=False, dtype=None):
-    """(indices, placement) or raises what ONNX Runtime raised; dtype names bfloat16 for its bits in uint16."""
-    try:
-        sess = session(arg_model(op, dtype or x.dtype.name, x.shape, last, opset, axis, identity), identity)
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=[("OpenVINOExecutionProvider", {
+            "device_type": "CPU", "precision": "FP32"})], disabled_optimizers=["EliminateIdentity"])
+        return f"{session.run(None, {'X': x})[0].ravel().tolist()}"
     except Exception as error:
-        if "fallback" not in str(error):
-            raise
-        raise Declined(short(error)) from None
-    return sess.run(None, {"X": x})[0], placement(sess, op)
+        return f"session refused: {' '.join(str(error).split())[:150]}"
 
 
-DECLINED = []  # inputs this release's provider does not take
-
-
-def show(op, x, want, last=0, opset=13, axis=0):
-    """Runs one one-node graph; True where the answer is none of `want` (a list of allowed answers)."""
-    try:
-        indices, where = arg(op, x, last, opset, axis)
-    except Declined as error:
-        print(f"  {op}-{opset} {x.dtype.name} {x.tolist()} axis {axis} select_last_index={last}: declined: {error}")
-        DECLINED.append(f"{op} on {x.dtype.name}")
-        return False
-    got = indices.ravel().tolist()
-    wrong = got not in want
-    print(f"  {op}-{opset} {x.dtype.name} {x.tolist()} axis {axis} select_last_index={last}: {got}, {where}; "
-          f"documents: {' or '.join(map(str, want))}{'  <- wrong' if wrong else ''}")
-    return wrong
-
-header()
-print("ArgMax, keepdims 1, alone and behind an Identity, sessions with CPU fall-back disabled (a node the "
-      "provider declines makes the session fail). Documents: ONNX ArgMax's T includes tensor(double), "
-      "tensor(uint64) and tensor(bfloat16) (opset 13); input [1, 3, 2] gives [1]")
-
-
-def attempt(label, x, opset=13, axis=0, dtype=None):
-    said = []
-    refused = 0
-    for identity in (False, True):
-        try:
-            indices, where = arg("ArgMax", x, opset=opset, axis=axis, identity=identity, dtype=dtype)
-            said.append(f"{indices.ravel().tolist()}, {where}")
-        except Exception as error:
-            refused += 1
-            said.append(f"refused: {short(error)}")
-    print(f"  {label}: alone: {said[0]} | behind an Identity: {said[1]}")
-    return refused == 2
-
-
-declined = 0
-declined += attempt("ArgMax-13 float64 [1, 3, 2]", np.array([1, 3, 2], np.float64))
-declined += attempt("ArgMax-11 uint64 [1, 3, 2]", np.array([1, 3, 2], np.uint64), opset=11)
-declined += attempt("ArgMax-13 bfloat16 [1, 3, 2]", np.array([0x3F80, 0x4040, 0x4000], np.uint16), dtype="bfloat16")
-print("Inputs with a zero-sized dimension (ArgMax-11 says the input \"must not be empty\"; over a non-empty axis "
-      "the answer is an empty tensor):")
-empty = 0
-for shape, axis in (((0,), 0), ((2, 0), 1), ((0, 3), 1)):
-    empty += attempt(f"ArgMax-13 float32 of shape {list(shape)} axis {axis}", np.zeros(shape, np.float32), axis=axis)
-print("For comparison, float32 [1, 3, 2]:")
-attempt("ArgMax-13 float32 [1, 3, 2]", np.array([1, 3, 2], np.float32))
-if declined == 3 and empty == 3:
-    print("REPRODUCED")
-    sys.exit(0)
-print(f"NOT REPRODUCED ({declined} of 3 types and {empty} of 3 empty inputs declined)")
-sys.exit(1)
+declined = []
+for label, x, kind, opset, axis in (("float64 [1, 3, 2]", np.float64([1, 3, 2]), "double", 13, 0),
+                                    ("uint64 [1, 3, 2]", np.uint64([1, 3, 2]), "uint64", 11, 0),
+                                    # bfloat16 1, 3, 2, given as their bits
+                                    ("bfloat16 [1, 3, 2]", np.uint16([16256, 16448, 16384]), "bfloat16", 13, 0),
+                                    ("float32 of shape [0]", np.zeros([0], np.float32), "float", 13, 0),
+                                    ("float32 of shape [2, 0]", np.zeros([2, 0], np.float32), "float", 13, 1),
+                                    ("float32 of shape [0, 3]", np.zeros([0, 3], np.float32), "float", 13, 1),
+                                    ("float32 [1, 3, 2], for comparison", np.float32([1, 3, 2]), "float", 13, 0)):
+    said = [argmax(x, kind, opset, axis, identity) for identity in (False, True)]
+    declined += [label] * (all(s.startswith("session refused") for s in said) and "comparison" not in label)
+    print(f"ArgMax-{opset} {label}, axis {axis}:\n  alone: {said[0]}\n  behind an Identity: {said[1]}")
+print("REPRODUCED" if len(declined) == 6 else f"NOT REPRODUCED ({len(declined)} of the 6 inputs declined)")
+sys.exit(0 if len(declined) == 6 else 1)

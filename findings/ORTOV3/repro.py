@@ -1,232 +1,54 @@
-"""ORTOV3: ONNX Runtime's OpenVINO provider: TopK with K = 0 given as a graph input kills the process
-(SIGSEGV). The K = 0 runs go in a child process.
-
-Standalone: onnx (to build the model), numpy, and onnxruntime from the onnxruntime-openvino wheel (1.24.1 bundles OpenVINO 2025.4.1;
-it installs the module `onnxruntime`, so use a virtual environment of its own). Sessions use the OpenVINO provider alone, device CPU,
-precision FP32, with CPU fall-back disabled (`session.disable_cpu_ep_fallback`): a session is refused if any node would go to ONNX
-Runtime's CPU provider; where the release keeps one, ONNX Runtime's own assignment record is printed.
-Last line: REPRODUCED (0), NOT REPRODUCED (1) or CANNOT RUN: why (2).
-"""
-import importlib.metadata as _md
-import os
+"""ONNX Runtime's OpenVINO execution provider: TopK-11 with K = 0 given as a graph input kills the
+process (SIGSEGV) when the session runs; the session is built. ONNX TopK wants K to be "a single
+positive value", so K = 0 is outside it: an error, or the empty outputs of shape [2, 0] that ONNX
+Runtime's CPU provider returns, would do; a dead process does not. K = 0 as an initializer is refused
+at session creation; K = 1 as a graph input runs (the control). The TopK stands behind an Identity
+(the provider declines TopK as the first node of a small graph), with CPU fall-back disabled
+(session.disable_cpu_ep_fallback = 1), so that it runs on the OpenVINO provider or not at all.
+Each run goes in a child process (this script, run with K and its source as arguments).
+Needs onnxruntime-openvino (it installs the module onnxruntime), onnx (only to build the models) and
+numpy. Prints the versions, the input and, per run, its exit status and what it printed. The last
+line is REPRODUCED (exit 0), NOT REPRODUCED (exit 1) or CANNOT RUN: why (exit 2)."""
 import platform
 import subprocess
 import sys
-
-
-def cannot(why):
-    print(f"CANNOT RUN: {why}")
-    sys.exit(2)
-
 
 try:
     import numpy as np
     import onnx
     import onnxruntime as ort
-    from onnx import TensorProto, helper, numpy_helper
-except Exception as error:  # a module missing, or one that cannot load here
-    cannot(f"import failed: {type(error).__name__}: {error}")
-
-PROVIDER = "OpenVINOExecutionProvider"
-OPTIONS = {"device_type": "CPU", "precision": "FP32"}
-
-
-def cpu():
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def distribution(name):
-    try:
-        return _md.version(name)
-    except Exception:
-        return "not installed"
-
-
-def bundled_openvino():
-    """The OpenVINO libraries the wheel carries beside onnxruntime (file names hold the version)."""
-    folder = os.path.join(os.path.dirname(ort.__file__), "capi")
-    try:
-        names = sorted(n for n in os.listdir(folder) if n.startswith(("libopenvino.so.", "openvino.dll")))
-    except OSError:
-        names = []
-    return ", ".join(names) or "none in the wheel (an installed openvino package: " + distribution("openvino") + ")"
-
-
-def header():
-    print(f"python {platform.python_version()}; {platform.platform()}; CPU: {cpu()}")
-    print(f"onnxruntime {ort.__version__} (onnxruntime-openvino {distribution('onnxruntime-openvino')}); "
-          f"OpenVINO bundled: {bundled_openvino()}; onnx {onnx.__version__}; numpy {np.__version__}")
-    have = ort.get_available_providers()
-    print(f"providers: {have}")
-    if PROVIDER not in have:
-        cannot(f"{PROVIDER} is not in this onnxruntime build (install onnxruntime-openvino)")
-
+    if "OpenVINOExecutionProvider" not in ort.get_available_providers():
+        raise ImportError("this onnxruntime has no OpenVINOExecutionProvider (install onnxruntime-openvino)")
+except Exception as error:  # a module missing, a build that cannot load here, or no OpenVINO provider
+    print(f"CANNOT RUN: {type(error).__name__}: {error}")
+    sys.exit(2)
 
 ort.set_default_logger_severity(4)
-
-
-class Declined(Exception):
-    """The provider did not take the node (CPU fall-back disabled made the session fail)."""
-
-
-def session(model, identity=False):
-    """A session on the OpenVINO provider alone, CPU fall-back disabled: it is refused if any node
-    would go to ONNX Runtime's CPU provider."""
-    options = ort.SessionOptions()
-    options.log_severity_level = 4
+x = np.array([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], np.float32)
+if len(sys.argv) == 3:  # the child: one session and one run, which may kill it
+    k, k_input = int(sys.argv[1]), sys.argv[2] == "input"
+    model = onnx.parser.parse_model(
+        f'<ir_version: 6, opset_import: ["" : 11]> topk (float[2, 5] X{", int64[1] K" * k_input}) => '
+        f'(float[2, k] V, int64[2, k] I) {"<int64[1] K = {0}>" * (not k_input)} {{Y = Identity(X) V, I = TopK(Y, K)}}')
+    options = ort.SessionOptions()  # the session fails where a node would go to ONNX Runtime's CPU provider
     options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-    options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
-    return ort.InferenceSession(model.SerializeToString(), options, providers=[(PROVIDER, OPTIONS)],
-                                disabled_optimizers=["EliminateIdentity"] if identity else None)
-
-
-def placement(sess, op_type):
-    """ONNX Runtime's own record of where the node went, where this release keeps one."""
-    try:
-        info = sess.get_provider_graph_assignment_info()
-    except Exception:
-        return f"{op_type} on {PROVIDER} (session built with CPU fall-back disabled)"
-    placed = sorted({sub.ep_name for sub in info for node in sub.get_nodes() if node.op_type == op_type})
-    return f"{op_type} on {placed}"
-
-
-def short(error):
-    text = " ".join(str(error).split())
-    for marker in ("This session contains", "[ShapeInferenceError]", "[CPU] TopK", "Exception from"):
-        if marker in text:
-            text = text[text.index(marker):]
-            break
-    return f"{type(error).__name__}: {text[:150]}"
-
-ELEM = {"float16": TensorProto.FLOAT16, "float32": TensorProto.FLOAT, "float64": TensorProto.DOUBLE,
-        "int32": TensorProto.INT32, "int64": TensorProto.INT64, "uint32": TensorProto.UINT32,
-        "uint64": TensorProto.UINT64}
-IR = {1: 3, 10: 5, 11: 6}  # the lowest IR version each opset allows
-
-
-def topk_model(dtype, shape, k, k_source="input", opset=11, identity=True, largest=1, axis=-1, after=0):
-    """ONNX TopK; K a graph input, an initializer ('constant') or the opset-1 attribute; with
-    identity=True an Identity feeds TopK (the provider declines a graph of three or fewer nodes that
-    starts with TopK); after: Identity nodes after the values output."""
-    data = "X_identity" if identity else "X"
-    inputs = [helper.make_tensor_value_info("X", ELEM[dtype], list(shape))]
-    initializers = []
-    if opset == 1:
-        node = helper.make_node("TopK", [data], ["V0", "I"], name="topk", axis=axis, k=k)
-    else:
-        attrs = {"largest": largest, "sorted": 1} if opset >= 11 else {}
-        node = helper.make_node("TopK", [data, "K"], ["V0", "I"], name="topk", axis=axis, **attrs)
-        if k_source == "input":
-            inputs.append(helper.make_tensor_value_info("K", TensorProto.INT64, [1]))
-        else:
-            initializers.append(numpy_helper.from_array(np.array([k], np.int64), "K"))
-    nodes = [node]
-    if identity:
-        nodes.insert(0, helper.make_node("Identity", ["X"], [data], name="identity"))
-    for i in range(after):
-        nodes.append(helper.make_node("Identity", [f"V{i}"], [f"V{i + 1}"], name=f"after{i}"))
-    outputs = [helper.make_tensor_value_info(f"V{after}", ELEM[dtype], None),
-               helper.make_tensor_value_info("I", TensorProto.INT64, None)]
-    graph = helper.make_graph(nodes, "topk", inputs, outputs, initializers)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=IR[opset])
-
-
-def topk(x, k, k_source="input", opset=11, identity=True, largest=1, axis=-1, after=0):
-    """(values, indices, placement) or raises what ONNX Runtime raised."""
-    # Where this release declines TopK behind a lone Identity, the same TopK with two Identity
-    # nodes after its values output (four nodes) is offered instead.
-    tries = [(identity, after)] + ([(True, 2)] if identity and after == 0 else [])
-    for n, (identity, after) in enumerate(tries):
-        model = topk_model(x.dtype.name, x.shape, k, k_source, opset, identity, largest, axis, after)
-        try:
-            sess = session(model, identity or after > 0)
-            break
-        except Exception as error:
-            if "fallback" not in str(error):
-                raise
-            if n + 1 == len(tries):
-                raise Declined(short(error)) from None
-    feeds = {"X": x}
-    if opset != 1 and k_source == "input":
-        feeds["K"] = np.array([k], np.int64)
-    values, indices = sess.run(None, feeds)
-    return values, indices, placement(sess, "TopK") + (" (4-node graph)" if after else "")
-
-# The K = 0 run goes in a child process: it kills the process that runs it.
-CHILD = r'''
-import sys
-import numpy as np
-import onnxruntime as ort
-from onnx import TensorProto, helper, numpy_helper
-ort.set_default_logger_severity(4)
-k, source = int(sys.argv[1]), sys.argv[2]
-nodes = [helper.make_node("Identity", ["X"], ["X_identity"], name="identity"),
-         helper.make_node("TopK", ["X_identity", "K"], ["V", "I"], name="topk", axis=1, largest=1, sorted=1)]
-inputs = [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 5])]
-initializers = []
-if source == "input":
-    inputs.append(helper.make_tensor_value_info("K", TensorProto.INT64, [1]))
-else:
-    initializers.append(numpy_helper.from_array(np.array([k], np.int64), "K"))
-graph = helper.make_graph(nodes, "topk", inputs, [helper.make_tensor_value_info("V", TensorProto.FLOAT, None),
-                          helper.make_tensor_value_info("I", TensorProto.INT64, None)], initializers)
-model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)], ir_version=6)
-options = ort.SessionOptions()
-options.log_severity_level = 4
-options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
-try:
-    sess = ort.InferenceSession(model.SerializeToString(), options,
-                                providers=[("OpenVINOExecutionProvider", {"device_type": "CPU", "precision": "FP32"})],
-                                disabled_optimizers=["EliminateIdentity"])
-except Exception as error:
-    print("refused at session creation:", " ".join(str(error).split())[:160], flush=True)
-    sys.exit(3)
-print("session built with CPU fall-back disabled; running", flush=True)
-feeds = {"X": np.array([[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], np.float32)}
-if source == "input":
-    feeds["K"] = np.array([k], np.int64)
-try:
-    values, indices = sess.run(None, feeds)
-except Exception as error:
-    print("run refused:", " ".join(str(error).split())[:160], flush=True)
-    sys.exit(3)
-print(f"values {values.tolist()} (shape {list(values.shape)}), indices {indices.tolist()}", flush=True)
-'''
-
-
-def child(k, source):
-    try:
-        done = subprocess.run([sys.executable, "-c", CHILD, str(k), source], capture_output=True, text=True,
-                              timeout=40)
-    except subprocess.TimeoutExpired:
-        return None, "no answer in 40 s"
-    said = " | ".join(line for line in done.stdout.splitlines() if line.strip())
-    return done.returncode, said
-
-
-header()
-print("TopK-11 behind an Identity (the provider declines TopK as a graph's first node of three or fewer), "
-      "float32 [[3, 1, 4, 1, 5], [9, 2, 6, 5, 3]], axis 1, largest")
-print("documents: ONNX TopK wants K to be \"a single positive value\"; K = 0 lies outside it (ONNX Runtime's CPU "
-      "provider returns empty outputs of shape [2, 0]); an error or empty outputs, not a dead process")
-code, said = child(1, "input")
-print(f"  K = 1 as a graph input (control): exit status {code}: {said}")
-code0c, said0c = child(0, "constant")
-print(f"  K = 0 as an initializer: exit status {code0c}: {said0c}")
-code0, said0 = child(0, "input")
-signal = f" (signal {-code0})" if code0 is not None and code0 < 0 else ""
-print(f"  K = 0 as a graph input: exit status {code0}{signal}: {said0 or '(nothing printed)'}")
-if code != 0:
-    cannot(f"the control run with K = 1 did not work (exit status {code}: {said})")
-if code0 is not None and code0 < 0:
-    print("REPRODUCED")
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=[("OpenVINOExecutionProvider", {
+        "device_type": "CPU", "precision": "FP32"})], disabled_optimizers=["EliminateIdentity"])  # keep the Identity
+    print("session built; running", flush=True)
+    values, indices = session.run(None, {"X": x, "K": np.array([k], np.int64)} if k_input else {"X": x})
+    print(f"values {values.tolist()} (shape {list(values.shape)}), indices {indices.tolist()}")
     sys.exit(0)
-print("NOT REPRODUCED")
-sys.exit(1)
+
+print(f"onnxruntime-openvino {ort.__version__}, onnx {onnx.__version__}, numpy {np.__version__}; "
+      f"Python {platform.python_version()}, {platform.platform()}")
+print(f"input float32 {x.tolist()}, Identity then TopK-11, axis -1; ONNX wants K \"a single positive value\"")
+codes = []
+for k, source in ((1, "input"), (0, "initializer"), (0, "input")):
+    child = subprocess.run([sys.executable, __file__, str(k), source], capture_output=True, text=True, timeout=60)
+    codes.append(child.returncode)
+    said = child.stdout.splitlines() + child.stderr.splitlines()[-1:]  # a Python error's last line
+    print(f"  K = {k} as {'a graph input' if source == 'input' else 'an initializer'}: exit status {child.returncode}"
+          f"{' (SIGSEGV)' * (child.returncode == -11)}: {' | '.join(said)[:250]}")
+verdict = "CANNOT RUN: the K = 1 control failed" if codes[0] else "REPRODUCED" if codes[2] < 0 else "NOT REPRODUCED"
+print(verdict)
+sys.exit({"C": 2, "R": 0, "N": 1}[verdict[0]])
