@@ -31,8 +31,9 @@ def problems(finding: Finding, known: Mapping[str, Finding], vocabulary: Vocabul
     words = vocabulary.suite_words(issue_body(finding, None).body)
     if words:
         said.append("its report uses the suite's own words: " + "; ".join(words))
+    beside = {name.removesuffix(".py") for name in finding.repro.files if name.endswith(".py")}
     said += [f"{finding.repro.script} imports {module}, which its needs do not provide ({why})"
-             for module, why in _uncovered_imports(source, finding.repro.needs)]
+             for module, why in _uncovered_imports(source, finding.repro.needs) if module not in beside]
     for name in (finding.repro.script, *finding.repro.files, *filter(None, [finding.repro.windows])):
         text = (finding.folder / name).read_text(encoding="utf-8", errors="replace")
         said += [f"{name} reads {variable}; the DirectML setup's one variable is TOPK_CONFORMANCE_CACHE"

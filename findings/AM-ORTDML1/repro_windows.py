@@ -1,4 +1,4 @@
-"""AM-ORTDML1: ArgMax/ArgMin on int64 through the DirectML provider compare the low 32-bit words as signed.
+"""ArgMax/ArgMin on int64 through the DirectML provider compare the low 32-bit words as signed.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

@@ -1,4 +1,4 @@
-"""AM-ORTDML2: ArgMax/ArgMin through the DirectML provider: select_last_index on an all-NaN row gives 0.
+"""ArgMax/ArgMin through the DirectML provider: select_last_index on an all-NaN row gives 0.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

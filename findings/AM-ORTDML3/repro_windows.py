@@ -1,4 +1,4 @@
-"""AM-ORTDML3: ArgMax/ArgMin over an empty axis return an output (stale bytes) instead of an error (DirectML provider).
+"""ArgMax/ArgMin over an empty axis return an output (stale bytes) instead of an error (DirectML provider).
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

@@ -1,4 +1,4 @@
-"""AM-ORTDML4: The DirectML provider declines ArgMax/ArgMin on float64 and (this device) float16.
+"""The DirectML provider declines ArgMax/ArgMin on float64 and (this device) float16.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

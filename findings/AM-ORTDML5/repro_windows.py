@@ -1,4 +1,4 @@
-"""AM-ORTDML5: ArgMax/ArgMin on int16, uint16, bfloat16: an internal exception instead of the fall-back refusal.
+"""ArgMax/ArgMin on int16, uint16, bfloat16: an internal exception instead of the fall-back refusal.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

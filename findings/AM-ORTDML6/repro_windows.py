@@ -1,4 +1,4 @@
-"""AM-ORTDML6: float16 ArgMax-1/ArgMin-1 rejected as an invalid model: an inserted Cast with a wrong attribute.
+"""float16 ArgMax-1/ArgMin-1 rejected as an invalid model: an inserted Cast with a wrong attribute.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

@@ -1,4 +1,4 @@
-"""ORTDML2: TopK with K > n on an empty input returns K outputs instead of an error (DirectML provider).
+"""TopK with K > n on an empty input returns K outputs instead of an error (DirectML provider).
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

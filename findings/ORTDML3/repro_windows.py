@@ -1,4 +1,4 @@
-"""ORTDML3: The DirectML provider has no TopK-24 kernel: every opset-24 TopK graph is declined.
+"""The DirectML provider has no TopK-24 kernel: every opset-24 TopK graph is declined.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

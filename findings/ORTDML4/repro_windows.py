@@ -1,4 +1,4 @@
-"""ORTDML4: The DirectML provider declines TopK-11 on float16 (this device) and float64.
+"""The DirectML provider declines TopK-11 on float16 (this device) and float64.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

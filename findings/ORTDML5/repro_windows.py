@@ -1,4 +1,4 @@
-"""ORTDML5: Where the DirectML provider declines TopK's type, ONNX Runtime throws an internal exception.
+"""Where the DirectML provider declines TopK's type, ONNX Runtime throws an internal exception.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

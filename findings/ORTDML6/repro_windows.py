@@ -1,4 +1,4 @@
-"""ORTDML6: float16 TopK-1 is rejected as an invalid model: ONNX Runtime inserts a Cast with a wrong attribute.
+"""float16 TopK-1 is rejected as an invalid model: ONNX Runtime inserts a Cast with a wrong attribute.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is

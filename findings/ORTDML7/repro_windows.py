@@ -1,4 +1,4 @@
-"""ORTDML7: TopK through the DirectML provider puts NaN neither consistently above nor below the numbers.
+"""TopK through the DirectML provider puts NaN neither consistently above nor below the numbers.
 
 For Windows: pip install onnxruntime-directml==1.24.4 onnx numpy, then python repro_windows.py.
 Each session: providers ["DmlExecutionProvider"], session.disable_cpu_ep_fallback = 1 (a session that is
