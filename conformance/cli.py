@@ -41,7 +41,17 @@ from conformance.core.text import printable
 from conformance.core.tool_input import InputError
 from conformance.findings import cli as findings_cli
 from conformance.findings.records import upstream_labels
-from conformance.gate import BaselineError, Comparison, compare, read_baseline, record, write_baseline
+from conformance.gate import (
+    BaselineError,
+    Comparison,
+    Key,
+    compare,
+    read_baseline,
+    record,
+    result_key,
+    worst_of,
+    write_baseline,
+)
 from conformance.junit import write_junit
 from conformance.ops.registry import OPERATORS
 from conformance.progress import RunProgress, cliff_lines, output_console, summary_table, timing_table
@@ -191,9 +201,10 @@ def _parser() -> argparse.ArgumentParser:
                                help="on conflicting verdicts keep the later file's (else exit 1)")
     baseline = commands.add_parser("baseline", help="write a baseline (the known discrepancies) from results")
     baseline.add_argument("results", type=Path, nargs="+", metavar="RESULTS_JSON")
-    baseline.add_argument("--prefer", choices=["later"],
+    baseline.add_argument("--prefer", choices=["later", "worst"],
                           help="where two files give one result differently on one tier, record the later "
-                          "file's (else exit 1 and write nothing)")
+                          "file's, or (worst: a runtime that answers differently from run to run) the worst "
+                          "verdict seen with every rule broken, marked `varies` (else exit 1 and write nothing)")
     baseline.add_argument("--as", dest="record_as", action="append", default=[], metavar="NAME=OTHER",
                           help="record backend NAME's results as OTHER's, on NAME's instruction-set tier "
                                "(a backend held to a lower tier, recorded as the backend it stands for: that tier's "
@@ -553,6 +564,22 @@ def _untiered_beside_tiered(sourced: list[tuple[Path, Result]]) -> str:
     return ""
 
 
+def _worst_of_each(results: list[Result]) -> tuple[list[Result], frozenset[Key]]:
+    """One result per key and tier: where the files disagree, the worst seen (gate.worst_of),
+    and those keys, to be recorded as varying."""
+    grouped: dict[tuple[Any, ...], list[Result]] = {}
+    for result in results:
+        grouped.setdefault((*result.key, result.isa), []).append(result)
+    chosen, varying = [], set()
+    for variants in grouped.values():
+        if len({(result.verdict, tuple(result.rules)) for result in variants}) > 1:
+            chosen.append(worst_of(variants))
+            varying.add(result_key(variants[0]))
+        else:
+            chosen.append(variants[-1])
+    return chosen, frozenset(varying)
+
+
 def _tier_conflicts(results: list[Result]) -> list[str]:
     """Results of one key and one instruction-set tier that two files give differently: one
     of them would be recorded and the other dropped without a word."""
@@ -615,13 +642,16 @@ def _baseline(args: argparse.Namespace, console: Console) -> int:
     conflicts = _tier_conflicts(results)
     for line in conflicts:
         print(f"conflict: {printable(line)}", file=sys.stderr)
-    if conflicts and args.prefer != "later":
+    if conflicts and args.prefer not in ("later", "worst"):
         print(f"topk-conformance: {len(conflicts)} results differ between files on the same tier; nothing was "
-              "written. --prefer later records the later file's", file=sys.stderr)
+              "written. --prefer later records the later file's, --prefer worst the worst seen", file=sys.stderr)
         return 1
+    varying: frozenset[Key] = frozenset()
+    if args.prefer == "worst":
+        results, varying = _worst_of_each(results)
     recorded_with = files[-1].environment.get("packages", {})
     try:
-        baseline = record(results, recorded_with, previous, _recorded_on(files, renamed))
+        baseline = record(results, recorded_with, previous, _recorded_on(files, renamed), varying)
         write_baseline(args.output, baseline)
     except BaselineError as exc:
         return _refused(str(exc))

@@ -14,6 +14,7 @@ scoped elsewhere is never reported, neither as new nor as fixed nor as not run."
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +52,10 @@ class Entry:
     note: str = ""  # a key of Baseline.notes
     isa: str = ""  # the scope: the instruction-set tiers where it holds ("" everywhere)
     op: str = "topk"  # the operator; a baseline written before operators had it means TopK
+    # The runtime answers it differently from run to run (memory never written, a heap corrupted
+    # at random): the verdict and rules are the worst seen over several runs, and a run is held
+    # only to not being worse than that (any verdict up to it, rules among those), never "fixed".
+    varies: bool = False
 
     @property
     def key(self) -> ScopedKey:
@@ -64,9 +69,9 @@ class Entry:
         return Scope(self.isa).holds(tier)
 
     @staticmethod
-    def of(result: Result, note: str = "", isa: str = "") -> Entry:
+    def of(result: Result, note: str = "", isa: str = "", varies: bool = False) -> Entry:
         return Entry(result.backend, result.case, result.graph, result.k_source, result.verdict,
-                     tuple(result.rules), note, isa, result.op)
+                     tuple(result.rules), note, isa, result.op, varies)
 
 
 @dataclass
@@ -128,7 +133,7 @@ def is_discrepancy(result: Result) -> bool:
 
 
 def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: Baseline | None = None,
-           recorded_on: Mapping[str, dict[str, str]] | None = None) -> Baseline:
+           recorded_on: Mapping[str, dict[str, str]] | None = None, varies: frozenset[Key] = frozenset()) -> Baseline:
     """A baseline of these results; notes of a previous baseline carry over to the entries
     that are still there. Results of one backend on machines of several instruction-set
     tiers (several results files, or a backend held to a lower tier recorded as another's,
@@ -150,10 +155,19 @@ def record(results: Iterable[Result], recorded_with: dict[str, Any], previous: B
     for key, by_tier in outcomes.items():
         note = old_notes.get(key, "")
         for entry in _entries_of(by_tier, note):
-            entries[entry.key] = entry
+            entries[entry.key] = dataclasses.replace(entry, varies=True) if key in varies else entry
     used = {entry.note for entry in entries.values()}
     notes = {key: text for key, text in (previous.notes if previous else {}).items() if key in used}
     return Baseline(sorted(tiers), entries, notes, recorded_with, dict(recorded_on or {}))
+
+
+def worst_of(variants: list[Result]) -> Result:
+    """One result standing for a key's several answers (`baseline --prefer worst`): the worst
+    verdict seen (the first of its rank) with every rule any of them broke."""
+    discrepancies = [result for result in variants if is_discrepancy(result)] or variants
+    worst = max(discrepancies, key=lambda result: _RANK[result.verdict])
+    rules = tuple(dict.fromkeys(rule for result in discrepancies for rule in result.rules))
+    return dataclasses.replace(worst, rules=list(rules))
 
 
 def _entries_of(by_tier: dict[str, Result | None], note: str) -> list[Entry]:
@@ -201,6 +215,8 @@ def write_baseline(path: Path, baseline: Baseline) -> None:
             fields["note"] = entry.note
         if entry.isa:
             fields["isa"] = entry.isa
+        if entry.varies:
+            fields["varies"] = True
         flow = yaml.safe_dump(fields, default_flow_style=True, sort_keys=False, width=10_000).strip()
         lines.append(f"- {flow}")
     atomic_write_text(path, "\n".join(lines) + "\n")
@@ -237,7 +253,7 @@ def read_baseline(path: Path) -> Baseline:
         entry = Entry(
             raw["backend"], raw["case"], raw["graph"], raw["k_source"], raw["verdict"], tuple(raw.get("rules") or ()),
             raw.get("note", ""), _scope(path, f"results[{position}].isa", raw.get("isa", "")) or file_scope,
-            _operator(path, position, raw.get("op", "topk")),
+            _operator(path, position, raw.get("op", "topk")), bool(raw.get("varies", False)),
         )
         if entry.note and entry.note not in notes:
             raise BaselineError(f"{path}: results[{position}].note: {entry.note!r} is not under 'notes'")
@@ -365,6 +381,10 @@ def _compare(results: list[Result], baseline: Baseline, other_shards: Collection
         old, new = _RANK[recorded.verdict], _RANK[result.verdict]
         worse = new > old or (new == old >= 2 and (
             result.verdict != recorded.verdict or not set(result.rules) <= set(recorded.rules)))
+        if recorded.varies:  # held to the worst seen: another kind at its rank, or fewer rules, is no news
+            worse = new > old or not set(result.rules) <= set(recorded.rules)
+            if not worse:
+                continue
         if worse:
             named = _findings_of(recorded, baseline, findings)
             comparison.regressions.append(f"worse: {_describe(result)}; recorded {recorded.verdict}"

@@ -246,8 +246,9 @@ def test_every_result_names_its_case_file(recorded: tuple[Path, Path]) -> None:
 # about 8 minutes here), the AVX2 machines' answers on any x86-64 machine. tract: the [tract] extra.
 # ort-web-wasm, ort-web-webgpu: `setup web` (Node.js, Chromium, onnxruntime-web) and the [web] extra.
 # tvm-cpu, iree-cpu, iree-vulkan-*: the [tvm] and [iree] extras; the Vulkan ones `setup vulkan` (issue 35).
+# mnn-cpu, ort-webgpu: the [mnn] and [ort-webgpu] extras, ort-webgpu `setup vulkan` (issue 36).
 GATED = ("onnx-reference", "ort-cpu", "openvino-cpu", "ort-dml-wine", "directml-wine", "openvino-cpu-avx2", "tract",
-         "ort-web-wasm", "ort-web-webgpu", "tvm-cpu")
+         "ort-web-wasm", "ort-web-webgpu", "tvm-cpu", "mnn-cpu", "ort-webgpu")
 # Backends whose whole corpus does not fit the test run: their gate holds cases/documented and
 # cases/edge, strictly within those files (an entry of another file is not missed). IREE's TopK
 # takes time quadratic in the row (finding IREE1): its whole corpus took 23 minutes here for
@@ -337,3 +338,38 @@ def test_every_committed_baseline_says_on_what_its_answers_depend() -> None:
         keys = by_name([backend])[0].record.depends_on
         recorded = read_baseline(BASELINES / f"{backend}.yaml").recorded_on
         assert (set(recorded.get(backend, {})) == set(keys)) if keys else recorded == {}, backend
+
+
+def _varying(path: Path, verdict: str, rules: list[str]) -> Path:
+    document = {"environment": {"machine": "m"}, "backends": {}, "case_errors": [],
+                "results": [{"op": "topk", "case": "c", "backend": "mnn-cpu", "graph": "onnx-opset11",
+                             "k_source": "input", "verdict": verdict, "rules": rules, "domain": "defined",
+                             "message": "", "seconds": 0.1}]}
+    path.write_text(json.dumps(document))
+    return path
+
+
+def _one(verdict: str, rules: tuple[str, ...]) -> Result:
+    return Result(case="c", backend="mnn-cpu", graph="onnx-opset11", k_source="input", verdict=verdict,
+                  rules=list(rules), domain="defined", message="", seconds=0.1, op="topk")
+
+
+def test_a_result_that_varies_from_run_to_run_is_recorded_as_its_worst_and_held_to_it(tmp_path: Path) -> None:
+    """MNN reads memory it never wrote and sometimes aborts: one graph fails with some rules in
+    one run, others in the next, crashes in a third. `baseline --prefer worst` records the worst
+    verdict with every rule, marked varies; a run is then held to not being worse than that,
+    and an answer better than the worst is not called fixed."""
+    runs = [_varying(tmp_path / "1.json", "fail", ["dtype", "gather"]),
+            _varying(tmp_path / "2.json", "fail", ["dtype", "index-range"]),
+            _varying(tmp_path / "3.json", "crash", [])]
+    out = tmp_path / "baseline.yaml"
+    assert run_cli("baseline", *runs, "-o", out).returncode == 1  # a conflict, without --prefer
+    completed = run_cli("baseline", *runs, "-o", out, "--prefer", "worst")
+    assert completed.returncode == 0, completed.stderr
+    (entry,) = read_baseline(out).entries.values()
+    assert (entry.verdict, entry.rules, entry.varies) == ("crash", ("dtype", "gather", "index-range"), True)
+    held = read_baseline(out)
+    for verdict, rules in (("fail", ("dtype",)), ("error", ()), ("crash", ()), ("pass", ())):
+        comparison = compare([_one(verdict, rules)], held)
+        assert (comparison.regressions, comparison.fixed) == ([], []), (verdict, rules)
+    assert compare([_one("fail", ("dtype", "order"))], held).regressions  # a rule never seen is news
