@@ -36,6 +36,8 @@ DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
     # IREE's compiler and runtime are released together: a release of one takes the same of the other.
     "iree-base-compiler": ("3.0.0", "3.3.0", "3.6.0", "3.9.0", "3.11.0", "3.12.0", "3.13.0"),
     "apache-tvm": ("0.25.0", "0.26.0", "0.27.0.post1"),
+    "tinygrad": ("0.10.3", "0.11.0", "0.12.0", "0.13.0", "0.14.0"),
+    "mnn": ("3.0.0", "3.2.0", "3.4.1", "3.5.0", "3.6.0", "3.6.1"),
 }
 # Distributions released in step with another: installed at the same version beside it.
 RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
@@ -124,7 +126,8 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
 
 # The module each distribution installs, imported once to see that the release loads.
 MODULES = {"openvino": "openvino", "onnxruntime": "onnxruntime", "onnxruntime-openvino": "onnxruntime",
-           "onnx": "onnx", "tract": "tract", "iree-base-compiler": "iree.compiler", "apache-tvm": "tvm"}
+           "onnx": "onnx", "tract": "tract", "iree-base-compiler": "iree.compiler", "apache-tvm": "tvm",
+           "tinygrad": "tinygrad", "mnn": "MNN"}
 
 
 def _numpy_of_its_time(release: Release) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.findings.records import ID_PATTERN
 from conformance.ops.argmax.judge import RULES as ARGMAX_RULES
 from conformance.ops.hardmax.judge import RULES as HARDMAX_RULES
 from conformance.ops.topk.judge import RULES as TOPK_RULES
@@ -26,7 +27,6 @@ _MARKED = re.compile(r"`(" + "|".join(map(re.escape, [*_RULES, "pass", "fail", "
                      + r")`")
 _PHRASES = re.compile(r"\b(divergent|tie-order|nan-order|index-range|index-unique|dialects?|baselines?|its section"
                       r"|cases/[\w/.-]*)\b|\(W\d+\)", re.IGNORECASE)
-_FINDING_ID = re.compile(r"\b(?:AM-|HM-)?(?:ORTOV|ORTDML|ORT|OV|REF|DML|TR|WASM|WGPU|IREE|TVM)\d+\b")
 _CASE_ID = re.compile(r"^\s*-?\s*id:\s*['\"]?([A-Za-z0-9_.+-]+)", re.MULTILINE)
 
 
@@ -50,7 +50,7 @@ class Vocabulary:
             found.setdefault(f"rule or outcome {match[0]}", None)
         for match in _PHRASES.finditer(text):
             found.setdefault(f"suite word '{match[0]}'", None)
-        for match in _FINDING_ID.finditer(text):
+        for match in ID_PATTERN.finditer(text):
             found.setdefault(f"finding id {match[0]}", None)
         for token in set(re.findall(r"[A-Za-z0-9_.+-]+", text)):
             token = token.strip(".")
