@@ -58,6 +58,8 @@ class OrtBackend(Backend):
     package_hint: str  # the wheel that brings the provider
     # Offer a declined one-node graph again behind an Identity (OpenVINO's provider needs it).
     retry_behind_identity = True
+    # What ONNX Runtime says as it refuses a session because the provider did not take a node.
+    declined_markers: tuple[str, ...] = (FALLBACK_REFUSED,)
 
     def provider_options(self) -> dict[str, str]:
         return {}
@@ -130,7 +132,8 @@ class OrtBackend(Backend):
         try:
             return _Opened(self._session(model, wrapping=""), "")
         except Exception as exc:
-            if FALLBACK_REFUSED not in str(exc) or self.provider == "CPUExecutionProvider":
+            if not any(marker in str(exc) for marker in self.declined_markers) \
+                    or self.provider == "CPUExecutionProvider":
                 raise
             if not self.retry_behind_identity:
                 raise PlacementError(f"{self.provider} declined the {op_type} node") from None

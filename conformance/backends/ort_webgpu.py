@@ -19,7 +19,7 @@ from conformance.backends import vulkan
 from conformance.backends.base import EVERY_OPERATOR, Availability, WorkerLaunch
 from conformance.backends.install_hint import extra_hint
 from conformance.backends.ort_probe import provider_session_works
-from conformance.backends.ort_session import OrtBackend, ort_module
+from conformance.backends.ort_session import FALLBACK_REFUSED, OrtBackend, ort_module
 from conformance.backends.record import BackendRecord
 
 PINNED = "0.4.0"  # constraints.txt; the version tests/baselines/ort-webgpu.yaml was recorded with
@@ -33,6 +33,9 @@ class OrtWebGpu(OrtBackend):
     provider = "WebGpuExecutionProvider"
     package_hint = extra_hint("ort-webgpu", f"{PLUGIN}=={PINNED}")
     retry_behind_identity = False  # the browser's provider is not offered a wrapped graph either
+    # With fall-back disabled, a node the plugin does not take is sometimes left with no provider
+    # at all, and the session fails in a later pass instead of saying so.
+    declined_markers = (FALLBACK_REFUSED, "!node_provider_type.empty() was false")
 
     def worker_launch(self) -> WorkerLaunch | None:
         launch = vulkan.launch(DRIVER)
