@@ -31,7 +31,6 @@ X = np.array([[3, 1, 2]], np.float32)
 if len(sys.argv) > 1:  # the child: TopK-11 (axis -1, largest) of X with K = argv[1]
     model = onnx.parser.parse_model("""<ir_version: 6, opset_import: ["" : 11]>
         topk (float[1, 3] X, int64[1] K) => (float[1, k] V, int64[1, k] I) { V, I = TopK (X, K) }""")
-    os.chdir(tempfile.mkdtemp())  # the converted model's files go to a scratch folder
     onnx.save(model, "m.onnx")
     _tools.mnnconvert(["mnnconvert", "-f", "ONNX", "--modelFile", "m.onnx", "--MNNModel", "m.mnn", "--bizCode", "repro"])
     module = MNN.nn.load_module_from_file("m.mnn", ["X", "K"], ["V", "I"])
@@ -41,11 +40,12 @@ if len(sys.argv) > 1:  # the child: TopK-11 (axis -1, largest) of X with K = arg
     print(f"outputs: values {values.tolist()}, indices {indices.tolist()}")
     sys.exit(0)
 
-print(f"mnn {MNN.version()}, onnx {onnx.__version__}, numpy {np.__version__}; "
-      f"Python {platform.python_version()}, {platform.platform()}")
+print(f"mnn {MNN.version()}, onnx {onnx.__version__}, numpy {np.__version__}; Python {platform.python_version()}, {platform.platform()}")
 wrong = False
 for k in (4, 6):
-    child = subprocess.run([sys.executable, __file__, str(k)], capture_output=True, text=True, errors="replace")
+    with tempfile.TemporaryDirectory() as folder:  # the child writes the models there; removed even if it dies
+        child = subprocess.run([sys.executable, os.path.abspath(__file__), str(k)], cwd=folder, capture_output=True,
+                               text=True, errors="replace")
     said = [line for line in (child.stdout + child.stderr).splitlines()
             if line.startswith(("outputs:", "free(", "malloc(", "corrupted", "double free")) or "Error" in line]
     died = f"killed by signal {-child.returncode}; " if child.returncode < 0 else ""
