@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.findings.records import ID_PATTERN
-from conformance.ops.argmax.judge import RULES as ARGMAX_RULES
-from conformance.ops.hardmax.judge import RULES as HARDMAX_RULES
-from conformance.ops.topk.judge import RULES as TOPK_RULES
+from conformance.ops.registry import OPERATORS
 
 WORKING_LINES = 40  # the most a repro.py's working part may take
-_RULES = sorted(set(TOPK_RULES) | set(ARGMAX_RULES) | set(HARDMAX_RULES))
+_RULES = sorted({rule for operator in OPERATORS.values() for rule in operator.rules})
 # A rule or outcome name is an ordinary word ("order", "error"), so only its marked-up use counts;
 # the hyphenated ones and `divergent` read as the suite's own anywhere.
 _MARKED = re.compile(r"`(" + "|".join(map(re.escape, [*_RULES, "pass", "fail", "divergent", "crash", "timeout"]))
