@@ -22,6 +22,7 @@ import yaml
 
 from conformance.backends.cache import cache_root
 from conformance.core.atomic_files import atomic_write_text
+from conformance.findings.isolated import normal
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun, run_repro
 
@@ -95,7 +96,7 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
         lacking = sorted(name for name in set(companions) - {release.distribution}
-                         if _normal(name) not in {_normal(have) for have in installed})
+                         if normal(name) not in {normal(have) for have in installed})
         if not lacking:
             return installed
         steps = [_installer(release, [*pinned.split(), *lacking])]  # a repro that needs one more companion
@@ -146,10 +147,6 @@ def _installer(release: Release, wanted: list[str]) -> list[str]:
     if uv:
         return [uv, "pip", "install", "-q", "--python", str(release.python), *wanted]
     return [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]
-
-
-def _normal(name: str) -> str:
-    return name.lower().replace("_", "-")
 
 
 _LIST = ("import importlib.metadata as m, json; "
