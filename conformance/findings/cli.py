@@ -226,10 +226,8 @@ def _fixed_in(finding: Finding, root: Path) -> str:
     """The release from which on `findings history` measured it gone, if it is gone here too."""
     if finding.reproduces_here or not finding.repro.history:
         return ""
-    measured = (finding_history.read_history(root).get("runtimes") or {}).get(finding.repro.history) or {}
-    outcomes = (measured.get("findings") or {}).get(finding.id) or {}
-    releases = [v for v in measured.get("releases", []) if v not in (measured.get("refused") or {})]
-    return finding_history.span(outcomes, releases).fixed if outcomes else ""
+    measured = finding_history.measured_span(finding, finding_history.read_history(root))
+    return measured[0].fixed if measured else ""
 
 
 def _lint(args: argparse.Namespace, loaded: Loaded, root: Path, console: Console) -> int:

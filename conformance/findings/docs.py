@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.findings.history import describe, span
+from conformance.findings.history import describe, measured_span, span
 from conformance.findings.records import Finding
 from conformance.findings.running import MARKS
 
@@ -67,12 +67,8 @@ def _upstream(finding: Finding) -> str:
 
 
 def _releases(finding: Finding, history: Mapping[str, Any]) -> str:
-    measured = (history.get("runtimes") or {}).get(finding.repro.history) or {}
-    outcomes = (measured.get("findings") or {}).get(finding.id)
-    if not outcomes:
-        return ""
-    releases = [v for v in measured.get("releases", []) if v not in (measured.get("refused") or {})]
-    return describe(span(outcomes, releases), releases)
+    measured = measured_span(finding, history)
+    return describe(*measured) if measured else ""
 
 
 def history_tables(findings: Mapping[str, Finding], history: Mapping[str, Any]) -> str:

@@ -12,7 +12,7 @@ import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -217,6 +217,17 @@ def span(outcomes: dict[str, str], releases: Sequence[str]) -> Span:
     fixed = after_last[0] if after_last and all(outcomes[v] == "not reproduced" for v in after_last) else ""
     before = [outcome for version, outcome in ran[:[v for v, _ in ran].index(first)]]
     return Span(first, fixed, bool(before) and all(o == "not reproduced" for o in before), not before)
+
+
+def measured_span(finding: Finding, history: Mapping[str, Any]) -> tuple[Span, list[str]] | None:
+    """What findings/history.yaml measured of the finding: its span over the releases that ran,
+    and those releases; None where it was not measured."""
+    measured = (history.get("runtimes") or {}).get(finding.repro.history) or {}
+    outcomes = (measured.get("findings") or {}).get(finding.id)
+    if not outcomes:
+        return None
+    releases = [v for v in measured.get("releases", []) if v not in (measured.get("refused") or {})]
+    return span(outcomes, releases), releases
 
 
 def describe(item: Span, releases: Sequence[str]) -> str:
