@@ -187,6 +187,58 @@ def test_a_results_file_nested_200_deep_is_read_or_refused_never_a_traceback(
     assert status in (0, 2) and "Traceback" not in stderr, stderr
 
 
+def _environment_merged(levels: int) -> dict[str, Any]:
+    """An environment whose `merged` holds an environment whose `merged` holds ...: each
+    level valid, as merging merged files makes them (2 levels of nesting a merge)."""
+    environment: dict[str, Any] = {"machine": "m"}
+    for _ in range(levels):
+        environment = {"machine": "m", "merged": [environment]}
+    return environment
+
+
+def _lists(depth: int, inner: Any = 1) -> Any:
+    value = inner
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def _dicts_in_lists(depth: int) -> Any:
+    value: Any = {}
+    for _ in range(depth):
+        value = [{"a": value}]
+    return value
+
+
+# (where, what), the field the error names. Each ended merge and report in a RecursionError
+# traceback (jsonschema's validator, dataclasses.asdict) or was read.
+NESTED = {
+    "environments-in-merged-200": ({"environment": _environment_merged(200)}, "environment.merged[0].merged…"),
+    "lists-in-merged-200": ({"environment": {"merged": [_lists(200)]}}, "environment.merged[0][0]…"),
+    "dicts-in-lists-in-discrepancy-250": ({"results": [dict(RESULT, discrepancy={"a": _dicts_in_lists(125)})]},
+                                          "results[0].discrepancy.a…"),
+    "lists-in-discrepancy-250": ({"results": [dict(RESULT, discrepancy={"a": _lists(250)})]},
+                                 "results[0].discrepancy.a…"),
+    "dicts-in-lists-in-backends-300": ({"backends": {"x": {"a": _dicts_in_lists(150)}}}, "backends.x.a[0]…"),
+}
+
+
+@pytest.mark.parametrize("command", ["merge", "report", "baseline"])
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_a_results_file_nested_too_deep_is_one_line_naming_the_field(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, command: str) -> None:
+    shape, field = NESTED[name]
+    document = {"environment": {}, "backends": {}, "case_errors": [], "results": [RESULT], **shape}
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(document))
+    extra = ["--out", tmp_path / "out"] if command == "report" else ["-o", tmp_path / "written"]
+    status, stderr = main(capsys, command, path, *extra)
+    assert status == 2
+    assert stderr.strip().splitlines() == [f"topk-conformance: cannot read results: {path}: {field}: nested more "
+                                           "than 64 levels deep (lists and objects in one another, counted from "
+                                           "the top of the file); a file of this kind is a few levels deep"]
+
+
 # --- baseline --as: every rename does what it says -------------------------------------------------
 
 @pytest.mark.parametrize(("renames", "said"), [

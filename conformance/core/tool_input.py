@@ -27,6 +27,12 @@ TOOL_LIMITS: dict[str, tuple[str, int]] = {
     "fuzz_entry_bytes": ("TOPK_MAX_FUZZ_ENTRY_BYTES", 16 * 1024 * 1024),
 }
 MESSAGE_CHARS = 300  # of a schema message, which quotes the value it refused
+# Collections nested in one another, as the case loader's YAML allows (TOPK_MAX_DEPTH's
+# default). The suite writes results files 4 deep, and each merge of merged files adds 2.
+# Deeper, jsonschema's validator (a few frames a level; an environment inside
+# environment.merged takes 200 levels to exhaust them) and dataclasses.asdict end in a
+# RecursionError.
+MOST_DEPTH = 64
 
 
 class InputError(ValueError):
@@ -118,8 +124,36 @@ def field_path(parts: Iterable[Any]) -> str:
     return text
 
 
+def nested_too_deep(document: Any, most: int = MOST_DEPTH) -> list[Any] | None:
+    """The path to the first collection nested deeper than `most` collections, or None. A
+    walk with a stack of its own: it never recurses, however deep the document."""
+    # (collection, its depth, its path as a chain of (parent chain, key) pairs)
+    stack: list[tuple[Any, int, Any]] = [(document, 1, None)]
+    while stack:
+        value, depth, chain = stack.pop()
+        if depth > most:
+            path: list[Any] = []
+            while chain is not None:
+                chain, key = chain
+                path.append(key)
+            return path[::-1]
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        stack.extend((item, depth + 1, (chain, key)) for key, item in reversed(list(items))
+                     if isinstance(item, (dict, list)))
+    return None
+
+
 def check(path: Path, document: Any, schema_name: str, prefix: Iterable[Any] = ()) -> None:
-    """Raises InputError naming the field of the first problem the schema finds."""
+    """Raises InputError naming the field of the first problem the schema finds, or the
+    field nested too deep (before validating: the validator would recurse past Python's
+    limit)."""
+    if isinstance(document, (dict, list)):
+        deep = nested_too_deep(document)
+        if deep is not None:
+            # The field it goes deep in (the whole path would be as long as the nesting).
+            where = field_path([*prefix, *deep][:4]) + ("…" if len(deep) > 4 else "")
+            raise InputError(path, where, f"nested more than {MOST_DEPTH} levels deep (lists and objects in one "
+                             "another, counted from the top of the file); a file of this kind is a few levels deep")
     error = best_match(validator(schema_name).iter_errors(document))
     if error is None:
         return
