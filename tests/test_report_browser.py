@@ -23,13 +23,14 @@ import numpy as np
 import pytest
 from fault_backends import TRIGGER_CASE, AbortingBackend
 from harness import REPO
+from report_dom import OPEN_EVERYTHING
 
 from conformance.backends.registry import by_name
 from conformance.backends.web.browser_host import shared_playwright
 from conformance.cases.loader import load_cases
 from conformance.ops.registry import operator
 from conformance.report.render import write_report
-from conformance.results.records import ResultsFile, environment
+from conformance.results.records import Result, ResultsFile, environment
 from conformance.running.suite import run_cases
 
 BACKENDS = ("onnx-reference", "ort-cpu", "openvino-cpu")
@@ -95,12 +96,15 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
-def open_page(browser: Any, report: Path, address: str = "", width: int = WIDTH) -> Any:
+def open_page(browser: Any, report: Path, address: str = "", width: int = WIDTH, everything: bool = False) -> Any:
+    """The report in a page; with `everything`, its matrix and every group opened (drawn)."""
     page = browser.new_page(viewport={"width": width, "height": HEIGHT})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.goto(report.as_uri() + address)
     page.wait_for_function("document.body.getAttribute('data-js') === 'ready'", timeout=30_000)
+    if everything:
+        page.evaluate(OPEN_EVERYTHING)
     assert not errors, errors
     return page
 
@@ -137,7 +141,7 @@ def test_a_jump_to_discrepancies_shows_the_section_below_the_filter_bar(browser:
 def test_the_page_never_scrolls_sideways(browser: Any, report: Path, width: int) -> None:
     """At 1400 px everything fits, the matrices' columns included; in a narrower window a
     table too wide scrolls inside its own box, never the page."""
-    page = open_page(browser, report, width=width)
+    page = open_page(browser, report, width=width, everything=True)
     try:
         widths = page.evaluate("""() => ({page: document.documentElement.scrollWidth,
             window: document.documentElement.clientWidth,
@@ -154,7 +158,7 @@ def test_the_page_never_scrolls_sideways(browser: Any, report: Path, width: int)
 
 
 def test_no_table_stands_without_rows_under_a_crash_filter(browser: Any, report: Path) -> None:
-    page = open_page(browser, report, "#verdict=crash")
+    page = open_page(browser, report, "#verdict=crash", everything=True)
     try:
         empty = page.evaluate("""() => Array.from(document.querySelectorAll('table'))
             .filter(t => t.getClientRects().length > 0)
@@ -174,7 +178,7 @@ def test_no_table_stands_without_rows_under_a_crash_filter(browser: Any, report:
 
 
 def test_argmax_and_argmin_rows_name_their_directml_levels(browser: Any, report: Path) -> None:
-    page = open_page(browser, report)
+    page = open_page(browser, report, everything=True)
     try:
         levels = page.evaluate("""() => Array.from(document.querySelectorAll('tr.mrow')).map(row =>
             [row.getAttribute('data-op'), row.querySelector('td.case b').textContent,
@@ -212,7 +216,7 @@ def test_argmax_directml_levels_follow_the_documents_tables(op: str, dtype: str,
 
 
 def test_a_fuzz_cases_long_description_keeps_its_row_short(browser: Any, report: Path) -> None:
-    page = open_page(browser, report)
+    page = open_page(browser, report, everything=True)
     try:
         rows = page.evaluate("""(ids) => Array.from(document.querySelectorAll('tr.mrow')).map(row => {
             const clamp = row.querySelector('.clamp');
@@ -250,3 +254,80 @@ def test_the_text_filter_finds_a_group_by_the_finding_it_names(browser: Any, rep
         assert shown and all("AM-ORT6" in text for text in shown), shown
     finally:
         page.close()
+
+
+# --- a report that scales: groups apart by kind, counts under filters, one click away -------
+
+# Two errors of one backend: one raised, one where nothing raised but the node ran on another
+# provider (the runner's "placement:" message, running/runner.py).
+KINDS = [
+    Result("k-raised", "ort-web-webgpu", "onnx-opset11", "constant", "error", message="RuntimeError: no kernel"),
+    Result("k-placed", "ort-web-webgpu", "onnx-opset11", "constant", "error",
+           message="placement: TopK fell back to CPUExecutionProvider (the wasm kernels)"),
+    Result("k-placed-2", "ort-web-webgpu", "onnx-opset11", "constant", "error",
+           message="placement: TopK fell back to CPUExecutionProvider (the wasm kernels)"),
+    Result("k-raised", "ort-cpu", "onnx-opset11", "constant", "pass"),
+    Result("k-placed", "ort-cpu", "onnx-opset11", "constant", "fail", rules=["order"], message="order broken"),
+    Result("k-placed-2", "ort-cpu", "onnx-opset11", "constant", "pass"),
+]
+
+
+@pytest.fixture(scope="module")
+def kinds_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("kinds") / "report.html"
+    write_report(path, ResultsFile(environment(), {}, [], KINDS))
+    return path
+
+
+def test_placement_errors_are_groups_of_their_own(browser: Any, kinds_report: Path) -> None:
+    """A reader tells an error that raised from a node that ran elsewhere without opening a group."""
+    page = open_page(browser, kinds_report)
+    try:
+        raised = page.locator("#groups section.group").all_inner_texts()
+        placed = page.locator("#placement-groups section.group").all_inner_texts()
+        counts = page.locator("#overview-counts").inner_text()
+    finally:
+        page.close()
+    assert len(placed) == 1 and "placement" in placed[0] and "2 of 2 results shown" in placed[0], placed
+    assert not any("placement" in text for text in raised), raised
+    assert any("RuntimeError" in text for text in raised), raised
+    assert "error 3 (2 placement)" in counts, counts
+
+
+def test_the_counts_follow_the_filters(browser: Any, kinds_report: Path) -> None:
+    page = open_page(browser, kinds_report, "#backend=ort-cpu")
+    try:
+        summary = page.locator("#summary-line").inner_text()
+        counts = page.locator("#overview-counts").inner_text()
+        bars = page.eval_on_selector_all("#verdict-chart rect title", "ts => ts.map(t => t.textContent)")
+        page.select_option("#filter-backend", "")
+        unfiltered = page.locator("#summary-line").inner_text()
+    finally:
+        page.close()
+    assert summary.startswith("Under the filters: 3 of 6 results, 3 of 3 cases"), summary
+    assert "1 of 4 discrepant results" in summary and "1 of 3 groups" in summary, summary
+    assert "pass 2" in counts and "fail 1" in counts and "error 0" in counts, counts
+    assert bars == ["ort-cpu: pass 2", "ort-cpu: fail 1"], bars
+    assert unfiltered.startswith("6 results, 3 cases, 2 backends; 4 discrepant results"), unfiltered
+
+
+def test_discrepancies_are_one_click_from_the_top_and_a_matrix_link_opens_its_group(browser: Any,
+                                                                                    report: Path) -> None:
+    page = open_page(browser, report)
+    try:
+        assert page.evaluate("window.scrollY") == 0
+        page.click("nav a[href='#discrepancies']")
+        heading = page.locator("#discrepancies").bounding_box()
+        assert heading is not None and 0 < heading["y"] < HEIGHT, heading
+        # The matrix is drawn when asked for; a cell's link opens the group that holds the result.
+        assert page.locator("table.matrix").count() == 0
+        page.click("nav a[href='#matrix']")
+        link = page.locator("table.matrix td.cell a").first
+        target = str(link.get_attribute("href"))
+        link.click()
+        row = page.locator(target)
+        box = row.bounding_box()
+        opened = row.evaluate("r => r.closest('details').open")
+    finally:
+        page.close()
+    assert opened and box is not None and 0 < box["y"] < HEIGHT, (target, box)

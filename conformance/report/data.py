@@ -20,13 +20,13 @@ from conformance.operator.interfaces import Case
 from conformance.operator.record import Operator
 from conformance.ops.registry import DEFAULT, OPERATORS, operator
 from conformance.report import findings as report_findings
-from conformance.report.repro import command_line, graph_family, repro_snippet, variant_for
+from conformance.report.repro import repro_snippet, variant_for
 from conformance.results.records import VERDICTS, Result, ResultsFile
-from conformance.results.summary import pass_rate
 from conformance.results.timing import CLIFF_RATIO, backend_times, cliffs
 
 SEVERITY = ("crash", "fail", "error", "divergent", "pass", "skip")  # worst first
 DISCREPANT = ("crash", "fail", "error", "divergent")
+PLACEMENT = "placement:"  # how the runner begins an error where the node ran elsewhere (running/runner.py)
 FAMILIES = ("onnx", "openvino", "directml")
 _REPO = Path(__file__).resolve().parents[2]  # the checkout (conformance/report/data.py)
 
@@ -119,11 +119,6 @@ def _shown(path: Path) -> str:
 def worst(verdicts: Iterable[str]) -> str:
     present = set(verdicts)
     return next((v for v in SEVERITY if v in present), "skip")
-
-
-def _rate(counts: Counter[str]) -> str:
-    rate = pass_rate(counts)
-    return "-" if rate is None else f"{rate:.1%}"
 
 
 def message_kind(message: str) -> str:
@@ -260,17 +255,6 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             machines_of.setdefault(r.backend, [])
             if r.machine not in machines_of[r.backend]:
                 machines_of[r.backend].append(r.machine)
-    # One matrix per operator: its own column group (the backends and graph dialects its
-    # results came from) with its own counts and pass rates.
-    by_op: dict[str, list[Result]] = {}
-    for r in results:
-        by_op.setdefault(r.op, []).append(r)
-    matrices = [
-        _matrix(op, of_op, backends, infos, ids, case_tags, machines_of, data.backends)
-        for op, of_op in by_op.items()
-    ]
-
-    chart = _chart(results, backends)
     records, history = report_findings.load()
     groups = _groups(results, infos, ids, order, records)
     present_rules = {rule for r in results for rule in r.rules}
@@ -284,8 +268,6 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         },
         "verdicts": VERDICTS,
         "backends": backends,
-        "matrices": matrices,
-        "chart": chart,
         # An operator whose record compares no documents gets a line, not an empty table.
         "documents": [_documents(op, results, infos, backends) for op in ops if op.report.aspects],
         "undocumented": [op.name for op in ops if not op.report.aspects],
@@ -309,6 +291,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
         },
         "cases_found": sum(1 for c in cases if c in infos),
         "findings": report_findings.section(records, history, backends),
+        "infos": infos, "machines_of": machines_of, "case_tags": case_tags,  # for the page's data (payload.py)
     }
 
 
@@ -325,91 +308,6 @@ def by_family(backends: list[str], described: Mapping[str, Mapping[str, Any]]) -
         family = described.get(name, {}).get("family", "")
         return KERNEL_FAMILIES.index(family) if family in KERNEL_FAMILIES else len(KERNEL_FAMILIES)
     return sorted(backends, key=rank)
-
-
-def _matrix(op: str, results: list[Result], backends: list[str], infos: dict[str, CaseInfo], ids: dict[int, str],
-            case_tags: dict[str, list[str]], machines_of: dict[str, list[str]],
-            described: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """One operator's matrix: a row per case, a column per backend and graph dialect."""
-    families: dict[str, set[str]] = {}
-    for r in results:
-        families.setdefault(r.backend, set()).add(graph_family(r.graph))
-    columns = [
-        (b, f) for b in backends if b in families
-        for f in sorted(families[b], key=lambda f: (FAMILIES.index(f) if f in FAMILIES else 99, f))
-    ]
-    cells: dict[tuple[str, str, str], list[Result]] = {}
-    for r in results:
-        cells.setdefault((r.case, r.backend, graph_family(r.graph)), []).append(r)
-    column_views = []
-    for backend, family in columns:
-        of_column = [r for r in results if r.backend == backend and graph_family(r.graph) == family]
-        counts: Counter[str] = Counter(r.verdict for r in of_column)
-        column_views.append({
-            "backend": backend, "family": family, "counts": [counts[v] for v in VERDICTS],
-            "rate": _rate(counts), "total": len(of_column),
-        })
-    heads = [{
-        "name": backend, "span": sum(1 for b, _ in columns if b == backend),
-        "semantics": str(described.get(backend, {}).get("semantics", "")), "machines": machines_of.get(backend, []),
-        # Where its kernels run, as its record says (results files before records have none).
-        "kernels": str(described.get(backend, {}).get("kernels", "")),
-        "family": str(described.get(backend, {}).get("family", "")),
-    } for backend in backends if backend in families]
-    spans: dict[str, int] = {}  # per kernel family, the columns of its backends
-    for backend, _ in columns:
-        family = str(described.get(backend, {}).get("family", ""))
-        spans[family] = spans.get(family, 0) + 1
-    groups = [{"family": family, "label": FAMILY_LABELS.get(family, "other"), "span": span}
-              for family, span in spans.items()]
-    rows = []
-    for case in dict.fromkeys(r.case for r in results):
-        info = infos.get(case)
-        row_cells: list[dict[str, Any] | None] = []
-        for backend, family in columns:
-            of_cell = sorted(cells.get((case, backend, family), []), key=lambda r: (r.graph, r.k_source))
-            if not of_cell:
-                row_cells.append(None)
-                continue
-            counts = Counter(r.verdict for r in of_cell)
-            first_bad = next((ids[id(r)] for r in of_cell if r.verdict in DISCREPANT), "")
-            row_cells.append({
-                "backend": backend,
-                "worst": worst(counts),
-                "counts": [(v, counts[v]) for v in VERDICTS if counts[v]],
-                "title": _cell_title(of_cell),
-                "verdicts": " ".join(sorted(counts)),
-                "rules": " ".join(sorted({rule for r in of_cell for rule in r.rules})),
-                "domains": " ".join(sorted({r.domain for r in of_cell})),
-                "link": first_bad,
-            })
-        rows.append({
-            "case": case, "tags": case_tags.get(case, []), "op": op,
-            "source": info.case.source if info else "",
-            "input": f"{info.dtype} {info.shape}" if info else "",
-            "levels": info.levels if info else "case file not found",
-            "cells": row_cells,
-        })
-    return {"op": op, "columns": column_views, "backend_heads": heads, "family_groups": groups, "rows": rows}
-
-
-def _chart(results: list[Result], backends: list[str]) -> dict[str, Any]:
-    width, bar, gap, label = 640, 18, 8, 150
-    rows = []
-    for i, backend in enumerate(backends):
-        counts = Counter(r.verdict for r in results if r.backend == backend)
-        total = sum(counts.values()) or 1
-        x = 0.0
-        segments = []
-        for verdict in VERDICTS:
-            if not counts[verdict]:
-                continue
-            w = width * counts[verdict] / total
-            segments.append({"verdict": verdict, "x": round(label + x, 2), "w": round(w, 2), "n": counts[verdict]})
-            x += w
-        rows.append({"backend": backend, "y": i * (bar + gap), "segments": segments, "total": sum(counts.values())})
-    return {"rows": rows, "width": label + width + 70, "height": len(backends) * (bar + gap) + 24,
-            "bar": bar, "label": label, "plot": width, "legend_y": len(backends) * (bar + gap) + 12}
 
 
 def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, str],
@@ -431,6 +329,8 @@ def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, st
         case_file = info.file if info else first.case_file
         groups.append({
             "id": f"g{number}", "backend": backend, "verdict": verdict, "rules": list(rules), "domain": domain,
+            # An error where nothing raised: the node ran on another provider, or none took it.
+            "placement": verdict == "error" and all(m.message.startswith(PLACEMENT) for m in members),
             "kind": kind, "count": len(members), "cases": len({m.case for m in members}),
             "findings": report_findings.matching(members, records),
             "first": {
@@ -443,33 +343,12 @@ def _groups(results: list[Result], infos: dict[str, CaseInfo], ids: dict[int, st
                 "repro": repro_snippet(first.case, case_file, first.backend, first.graph, first.k_source,
                                        first.verdict, first.rules, first.op),
             },
-            "members": [
-                {
-                    "result": m, "id": ids[id(m)], "is_first": m is first,
-                    "message": _member_message(m.message),
-                    "command": command_line(m.case, infos[m.case].file if m.case in infos else m.case_file,
-                                            m.backend),
-                }
-                for m in members
-            ],
+            "members": [{"result": m, "id": ids[id(m)]} for m in members],
         })
     return groups
 
 
-def _cell_title(results: list[Result]) -> str:
-    """Each variant that did not pass, and how many passed (a cell's tooltip)."""
-    lines = [
-        f"{r.graph} K {r.k_source}: {r.verdict}" + (f" [{', '.join(r.rules)}]" if r.rules else "")
-        + (" (undefined)" if r.domain == "undefined" else "")
-        for r in results if r.verdict != "pass"
-    ]
-    passed = sum(1 for r in results if r.verdict == "pass")
-    if passed:
-        lines.append(f"{passed} other variant{'s' if passed != 1 else ''} passed" if lines else f"all {passed} passed")
-    return "\n".join(lines)
-
-
-def _member_message(message: str) -> str:
+def member_message(message: str) -> str:
     """A group member's message without what the group heading already says."""
     head, sep, tail = message.partition("; first at ")
     return _short("first at " + tail if sep else head, 240)

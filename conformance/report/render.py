@@ -1,6 +1,8 @@
-"""The HTML report: one self-contained file (inline CSS, JS and SVG; nothing fetched), so it
-opens from a mail attachment. Jinja2 templates with autoescaping on: every text from a case
-file or a backend is escaped. What it shows is computed in conformance/report/data.py."""
+"""The HTML report: one self-contained file (inline CSS, JS and data; nothing fetched), so it
+opens from a mail attachment or a CI run's artefacts. The small sections are Jinja2 templates
+with autoescaping on; the results, the discrepancy groups and the per-case matrix travel once
+as JSON (payload.py) that the page's script renders as text (textContent, never markup), a group
+or the matrix only when opened. What it shows is computed in conformance/report/data.py."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ from functools import cache
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.report import data as report_data
+from conformance.report import payload
 from conformance.report.data import CaseInfo
 from conformance.results.records import ResultsFile
 
@@ -29,12 +33,10 @@ def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -
     """The report as HTML text. `cases` (by id) gives each result's case; by default they are
     loaded from the case files the results name, or from cases/ (missing ones are left out)."""
     context = report_data.build(data, cases)
-    meta = {
-        "results": context["summary"]["results"], "discrepancies": context["summary"]["discrepancies"],
-        "groups": context["summary"]["groups"], "cases": context["summary"]["cases"],
-        "backends": context["backends"],
-    }
-    return _environment().get_template("report.html").render(meta=meta, **context)
+    page_data = payload.build(list(data.results), context["infos"], context["backends"], data.backends,
+                              context["groups"], context["machines_of"], context["case_tags"])
+    return _environment().get_template("report.html").render(page_data=markupsafe.Markup(payload.to_json(page_data)),
+                                                             **context)
 
 
 def write_report(path: Path, data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -> None:
