@@ -35,7 +35,10 @@ EXPECTED: dict[str, list[tuple[str | None, str, str]]] = {
     "alias-unknown.yaml": [(None, "", "undefined alias 'nowhere', line 2")],
     "alias-whole-data.yaml": [("aliased-data", "input.data", "the alias *d at line 10")],
     "axis-2-70.yaml": [("axis-huge", "axis", "outside int64")],
-    "billion-laughs.yaml": [(None, "", "TOPK_MAX_ALIAS_NODES=100000")],
+    # The case whose field the aliases expand into is the error; the others load.
+    "billion-laughs.yaml": [(None, "anchors", "unknown top-level field"),
+                            ("laughs", "source[0][0][0][0]", "the YAML aliases up to it stand for 141148 nodes, "
+                             "more than 100000; the limit is TOPK_MAX_ALIAS_NODES=100000")],
     "binary-not-utf8.yaml": [(None, "", "not UTF-8")],
     "case-is-a-list.yaml": [("#1", "case", "not a list")],
     "case-is-a-scalar.yaml": [("#1", "case", "not a number")],
@@ -162,6 +165,7 @@ def make_generated(folder: Path) -> dict[str, list[tuple[str | None, str, str]]]
                              + ", ".join(["*s"] * 2000) + "]\n    input: {dtype: float32, shape: [2], data: [1, 2]}"
                              "\n    axis: 0\n    k: 1\n",
         "id-100000-chars.yaml": case_text("X" * 100_000, "{dtype: float32, shape: [2], data: [1, 2]}"),
+        "id-9000-chars.yaml": case_text("X" * 9000, "{dtype: float32, shape: [2], data: [1, 2]}"),
         "source-list-300000.yaml": case_text("source-list", "{dtype: float32, shape: [2], data: [1, 2]}",
                                              source="[" + ", ".join(["123456"] * 300_000) + "]"),
         "cases-10001.yaml": "cases: [" + ", ".join(["{}"] * 10_001) + "]\n",
@@ -183,7 +187,11 @@ def make_generated(folder: Path) -> dict[str, list[tuple[str | None, str, str]]]
                                                "the limit is TOPK_MAX_FILE_BYTES=67108864")],
         "cases-10001.yaml": [(None, "cases", "10001 cases, more than 10000 in one file")],
         "dev-zero.yaml": [(None, "", "not a regular file")],
-        "id-100000-chars.yaml": [("X" * 210 + "… (99790 more characters cut)", "id", "more characters cut")],
+        # Beyond TOPK_MAX_TEXT_CHARS: the case is named by its position.
+        "id-100000-chars.yaml": [("#1", "id", "a string of 100000 characters at line 2, column 9, more than the "
+                                              "10000 one string may have; the limit is TOPK_MAX_TEXT_CHARS=10000")],
+        # Within it, but longer than an error line: cut.
+        "id-9000-chars.yaml": [("X" * 210 + "… (8790 more characters cut)", "id", "more characters cut")],
         "mappings-20000-deep.yaml": [(None, "", "nested deeper than 64 levels")],
         "nesting-20000-deep.yaml": [(None, "", "nested deeper than 64 levels")],
         "nodes-300000.yaml": [(None, "", "more than 250000 YAML nodes")],
@@ -297,6 +305,15 @@ LIMITED: dict[str, tuple[str, str, str, str]] = {
     "TOPK_MAX_ALIAS_NODES": ("2", "3", case_text("alias-nodes", "{dtype: int8, shape: [2], data: [1, 2]}",
                                                  "axis: 0\n    k: 1\n    tags: &t [a, b]\n    graphs: *t"),
                              "stand for 3 nodes, more than 2; the limit is TOPK_MAX_ALIAS_NODES=2"),
+    "TOPK_MAX_TEXT_CHARS": ("13", "14", case_text("text", "{dtype: int8, shape: [2], data: [1, 2]}",
+                                                  source="fourteen chars"),
+                            "source: a string of 14 characters at line 3, column 13, more than the 13 one string "
+                            "may have; the limit is TOPK_MAX_TEXT_CHARS=13"),
+    # the alias stands for one string of 6 characters
+    "TOPK_MAX_ALIAS_CHARS": ("5", "6", case_text("alias-chars", "{dtype: int8, shape: [2], data: [1, 2]}",
+                                                   "axis: 0\n    k: 1\n    tags: [&t sixsix, *t]"),
+                             "tags[1]: the alias *t at line 7, column 23: the YAML aliases up to it stand for 6 "
+                             "characters of strings and numbers, more than 5"),
 }
 
 
@@ -349,6 +366,88 @@ def test_a_bad_limit_variable_is_every_files_error_not_a_crash(
     assert [str(e) for e in loaded.errors] == [
         f"{tmp_path / 'good.yaml'}: TOPK_MAX_DEPTH={value!r} is not a whole number of at least 1"
     ]
+
+
+# --- what a file may put into memory and into the report (issue 38) -----------------------------------
+
+
+def aliased_sources(chars: int, cases: int) -> str:
+    """One string of `chars` characters, anchored as the first case's source and aliased as
+    the source of `cases` - 1 more, beside a good case."""
+    text = case_text("good", "{dtype: int8, shape: [2], data: [1, 2]}")
+    text += case_text("long-0", "{dtype: int8, shape: [2], data: [1, 2]}", source="&s " + "x" * chars)[7:]
+    return text + "".join(case_text(f"long-{n}", "{dtype: int8, shape: [2], data: [1, 2]}", source="*s")[7:]
+                          for n in range(1, cases))
+
+
+def test_a_string_beyond_the_limit_aliased_as_many_sources_is_each_cases_error(tmp_path: Path) -> None:
+    """The issue's probe, 1 MB anchored once and aliased 899 times as `source`, was accepted:
+    a run wrote a 1.8 GB report at 5.3 GB peak memory."""
+    path = tmp_path / "aliased.yaml"
+    path.write_text(aliased_sources(1 << 20, 900), encoding="utf-8")
+    errors, cases = errors_and_cases(load_file(path))
+    assert cases == ["good"]
+    assert [(e.case, e.field) for e in errors] == [(f"long-{n}", "source") for n in range(900)]
+    for error in errors:
+        check_line(error, "source: a string of 1048576 characters at line 8, column 13, more than the 10000 one "
+                          "string may have; the limit is TOPK_MAX_TEXT_CHARS=10000")
+
+
+def test_aliases_standing_for_more_characters_than_the_limit_are_those_cases_errors(tmp_path: Path) -> None:
+    from conformance.core.safe_yaml import Limits
+
+    path = tmp_path / "aliased.yaml"
+    path.write_text(aliased_sources(5000, 10), encoding="utf-8")
+    errors, cases = errors_and_cases(load_file(path, Limits(alias_chars=25_000)))
+    # long-1 ... long-5 stand for 25000 characters: within the limit; each later alias is beyond it.
+    assert cases == ["good", *(f"long-{n}" for n in range(6))]
+    assert [(e.case, e.field) for e in errors] == [(f"long-{n}", "source") for n in range(6, 10)]
+    check_line(errors[0], "the YAML aliases up to it stand for 30000 characters of strings and numbers, more "
+                          "than 25000; the limit is TOPK_MAX_ALIAS_CHARS=25000")
+
+
+_PEAK = """
+import resource, sys
+from pathlib import Path
+from conformance.cases.loader import load_file
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert [type(item).__name__ for item in load_file(Path(sys.argv[1]))] == ["Case"]
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+"""
+
+
+def test_a_long_flat_list_of_numbers_costs_at_most_about_17_times_its_file(tmp_path: Path) -> None:
+    """A list of one-digit numbers (3 bytes each) peaked at 84 times its file (the 60 MB probe
+    at 4.6 GB): matching the whole list with one regular expression of a repeated group kept
+    a backtracking record of ~200 bytes a number."""
+    count = 700_000
+    path = tmp_path / "digits.yaml"
+    path.write_text(case_text("digits", f"{{dtype: int8, shape: [{count}], data: [" + ", ".join(["7"] * count)
+                              + "]}"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", _PEAK, str(path)], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    peak = int(done.stdout.split()[-1]) * 1024
+    assert peak < 20 * path.stat().st_size, peak / path.stat().st_size
+
+
+def test_a_long_aliased_source_adds_its_error_lines_to_the_report_not_the_string(tmp_path: Path) -> None:
+    """The good case runs and its results are written; the report of the run with the aliased
+    cases is as large as without them, give or take their error lines (it was the string
+    twice on each of their rows)."""
+    reports = {}
+    for name, text in {"without": aliased_sources(5, 1).split("  - id: long-0")[0],
+                       "with": aliased_sources(100_000, 5)}.items():
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        completed = run_cli("run", "--cases", path, "--backend", "onnx-reference", "--out", tmp_path / name,
+                            timeout=120)
+        assert completed.returncode == 0, completed.stderr[-2000:]
+        written = json.loads((tmp_path / name / "results.json").read_text())
+        assert {result["case"] for result in written["results"]} == {"good"}
+        reports[name] = (tmp_path / name / "report.html").stat().st_size
+    assert [error.split(": ")[1:3] for error in written["case_errors"]] == [
+        [f"case 'long-{n}'", "source"] for n in range(5)]
+    assert reports["with"] - reports["without"] < 5 * 5 * 1000, reports
 
 
 # --- whatever breaks while loading one file is that file's (or case's) error ----------------------

@@ -4,7 +4,8 @@ case or file never stops the others: whatever goes wrong while loading one file 
 exception of any kind included) becomes that file's or that case's error.
 
 What one file may cost is bounded (`Limits`): its size, YAML nesting depth, alias uses and
-what they expand to, its number of cases, elements per case, and the length of an error line. Each limit has an
+what they expand to (nodes and characters), the length of one string, its number of cases,
+elements per case, and the length of an error line. Each limit has an
 environment variable that raises it (TOPK_MAX_FILE_BYTES, ...; see docs/broken-input.md)."""
 
 from __future__ import annotations

@@ -48,6 +48,11 @@ class Limits:
     depth: int = 64  # YAML collections nested in one another (a case needs about 13)
     aliases: int = 1_000  # YAML alias uses (*name) in the file
     alias_nodes: int = 100_000  # YAML nodes those aliases stand for, expanded, in all
+    # Characters of one string (a case's text is shown on every row of the report, twice:
+    # the longest source of the shipped corpus has 783), and of the strings the aliases
+    # stand for, expanded, in all (an alias repeats a string at no cost in the file).
+    text_chars: int = 10_000
+    alias_chars: int = 1_000_000
     error_chars: int = 1_000  # characters of one error line; longer messages are cut
 
     @classmethod
@@ -73,6 +78,8 @@ LIMIT_VARIABLES: dict[str, str] = {
     "depth": "TOPK_MAX_DEPTH",
     "aliases": "TOPK_MAX_ALIASES",
     "alias_nodes": "TOPK_MAX_ALIAS_NODES",
+    "text_chars": "TOPK_MAX_TEXT_CHARS",
+    "alias_chars": "TOPK_MAX_ALIAS_CHARS",
     "error_chars": "TOPK_MAX_ERROR_CHARS",
 }
 
@@ -125,8 +132,11 @@ _DECIMAL_INT = r"[-+]?(?:0|[1-9][0-9]*)"
 _DECIMAL_FLOAT = r"[-+]?[0-9]+(?:\.[0-9]*(?:[eE][-+]?[0-9]+)?|[eE][-+]?[0-9]+)"
 _INT = re.compile(_DECIMAL_INT)
 _FLOAT = re.compile(_DECIMAL_FLOAT)
-_INTS = re.compile(f"(?:{_DECIMAL_INT}\n)*{_DECIMAL_INT}")
-_FLOATS = re.compile(f"(?:{_DECIMAL_FLOAT}\n)*{_DECIMAL_FLOAT}")
+# A line of the items joined by newlines that is not one such number. A search for one
+# (not a fullmatch of a repeated group, whose backtracking stack costs about 200 bytes an
+# item: 75 times the file's size for a list of one-digit numbers) takes no memory of its own.
+_NOT_AN_INT_LINE = re.compile(f"^(?!{_DECIMAL_INT}$)", re.MULTILINE)
+_NOT_A_FLOAT_LINE = re.compile(f"^(?!{_DECIMAL_FLOAT}$)", re.MULTILINE)
 
 
 class _Resolver(Resolver):
@@ -195,10 +205,14 @@ class _Composer(Composer):
 
     Besides keeping plain scalar sequences raw, it bounds what the file may cost (`Limits`):
     nesting deeper than limits.depth stops the file at once (before Python's recursion limit,
-    and before libyaml spends time quadratic in the depth on the rest); every alias use
-    counts, and so does every node it stands for, expanded, so that a "billion laughs" stops
-    at once; and an alias inside `data`, `values` or `indices`, or one that refers to a node
-    that contains it, is left as a Problem (the case's error) instead of sharing a node."""
+    and before libyaml spends time quadratic in the depth on the rest), and so do more alias
+    uses than limits.aliases. Where a node would cost more than its limit it is left as a
+    Problem (the error of the case and field it is in; the other cases load): a string longer
+    than limits.text_chars; an alias whose expansion would take the nodes or characters the
+    aliases stand for, in all, beyond limits.alias_nodes or limits.alias_chars (so that a
+    "billion laughs", or one long string aliased as the source of a thousand cases, costs
+    nothing); an alias inside `data`, `values` or `indices`, or one that refers to a node that
+    contains it."""
 
     def __init__(self) -> None:
         Composer.__init__(self)
@@ -209,9 +223,11 @@ class _Composer(Composer):
         self._in_tensor = False  # inside the value of a `data`, `values` or `indices` key
         self._alias_uses = 0
         self._alias_nodes = 0
+        self._alias_chars = 0
         self._nodes = 0  # nodes composed so far, aliases counted expanded
+        self._chars = 0  # characters of the strings composed so far, aliases counted expanded
         self._made = 0  # nodes made one by one (limits.nodes)
-        self._sizes: dict[Any, int] = {}  # per finished anchor, the nodes it stands for
+        self._sizes: dict[Any, tuple[int, int]] = {}  # per finished anchor, the nodes and characters it stands for
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         this: Any = self  # the loader this is mixed into
@@ -223,7 +239,7 @@ class _Composer(Composer):
         if anchor is not None and anchor in self.anchors:
             raise ComposerError(f"found duplicate anchor {anchor!r}; first occurrence", self.anchors[anchor].start_mark,
                                 "second occurrence", event.start_mark)
-        before = self._nodes
+        before, before_chars = self._nodes, self._chars
         self._nodes += 1
         self._made += 1
         if self._made > self.limits.nodes:
@@ -231,6 +247,8 @@ class _Composer(Composer):
         this.descend_resolver(parent, index)
         if kind is ScalarEvent:
             node = this.compose_scalar_node(anchor)
+            node = self._long_string(node, anchor) if len(node.value) > self.limits.text_chars else node
+            self._chars += len(node.value)
         elif self._depth >= self.limits.depth:
             # At once: libyaml takes time quadratic in the depth to parse the rest of it.
             raise Refused(f"YAML nested deeper than {self.limits.depth} levels at {_at(event.start_mark)}; "
@@ -247,8 +265,18 @@ class _Composer(Composer):
             self._in_tensor = outer
         this.ascend_resolver()
         if anchor is not None:
-            self._sizes[anchor] = self._nodes - before
+            self._sizes[anchor] = (self._nodes - before, self._chars - before_chars)
         return node
+
+    def _long_string(self, node: ScalarNode, anchor: Any) -> ScalarNode:
+        """A Problem in place of a string longer than limits.text_chars (its aliases too)."""
+        self._nodes -= 1  # _problem counts it
+        problem = self._problem(f"a string of {len(node.value)} characters at {_at(node.start_mark)}, more than "
+                                f"the {self.limits.text_chars} one string may have; {self.limits.note('text_chars')}",
+                                node)
+        if anchor is not None:
+            self.anchors[anchor] = problem
+        return problem
 
     @staticmethod
     def _tensor_key(parent: Any, index: Any) -> bool:
@@ -272,11 +300,19 @@ class _Composer(Composer):
             why = ("data, values and indices take no YAML aliases; write the values out or use a generator"
                    if tensor else "it refers to a node that contains it")
             return self._problem(f"the alias *{anchor} at {_at(event.start_mark)}: {why}", event)
-        self._alias_nodes += size
-        if self._alias_nodes > limits.alias_nodes:
-            raise Refused(f"the YAML aliases up to *{anchor} at {_at(event.start_mark)} stand for "
-                           f"{self._alias_nodes} nodes, more than {limits.alias_nodes}; {limits.note('alias_nodes')}")
-        self._nodes += size
+        nodes, chars = size
+        if self._alias_nodes + nodes > limits.alias_nodes:
+            return self._problem(f"the alias *{anchor} at {_at(event.start_mark)}: the YAML aliases up to it stand "
+                                 f"for {self._alias_nodes + nodes} nodes, more than {limits.alias_nodes}; "
+                                 f"{limits.note('alias_nodes')}", event)
+        if self._alias_chars + chars > limits.alias_chars:
+            return self._problem(f"the alias *{anchor} at {_at(event.start_mark)}: the YAML aliases up to it stand "
+                                 f"for {self._alias_chars + chars} characters of strings and numbers, more than "
+                                 f"{limits.alias_chars}; {limits.note('alias_chars')}", event)
+        self._alias_nodes += nodes
+        self._alias_chars += chars
+        self._nodes += nodes
+        self._chars += chars
         return self.anchors[anchor]
 
     def _made_more(self, count: int, event: Any) -> None:
@@ -303,13 +339,15 @@ class _Composer(Composer):
         quoted: set[int] = set()
         peek, get = this.peek_event, this.get_event
         event = peek()
-        while type(event) is ScalarEvent and event.anchor is None and event.tag is None:
+        most = self.limits.text_chars
+        while type(event) is ScalarEvent and event.anchor is None and event.tag is None and len(event.value) <= most:
             get()
             if not event.implicit[0]:
                 quoted.add(len(texts))
             texts.append(event.value)
             event = peek()
         self._nodes += len(texts)
+        self._chars += sum(map(len, texts))
         node: SequenceNode
         if type(event) is SequenceEndEvent:
             node = _PlainSequenceNode(tag, texts, quoted, start.start_mark, None, start.flow_style)
@@ -391,9 +429,9 @@ class _Constructor(SafeConstructor):
             return []
         if not node.quoted:
             joined = "\n".join(texts)
-            if _INTS.fullmatch(joined):
+            if _NOT_AN_INT_LINE.search(joined) is None:
                 return list(map(int, texts))
-            if _FLOATS.fullmatch(joined):
+            if _NOT_A_FLOAT_LINE.search(joined) is None:
                 return list(map(float, texts))
         items: list[Any] = []
         made: Any = self  # the loader, a _Composer too
