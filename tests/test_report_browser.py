@@ -252,6 +252,9 @@ def test_the_text_filter_finds_a_group_by_the_finding_it_names(browser: Any, rep
             "section.group:not([hidden])", "groups => groups.map(g => g.querySelector('.group-findings')"
             " ? g.querySelector('.group-findings').textContent : '')")
         assert shown and all("AM-ORT6" in text for text in shown), shown
+        # The counts at the top are those of the same results: the groups' members.
+        members = int(page.inner_text("#filter-status").split(" of ")[0])
+        assert page.inner_text("#summary-line").startswith(f"Under the filters: {members} of "), members
     finally:
         page.close()
 
