@@ -406,6 +406,25 @@ def test_aliases_standing_for_more_characters_than_the_limit_are_those_cases_err
                           "than 25000; the limit is TOPK_MAX_ALIAS_CHARS=25000")
 
 
+@pytest.mark.parametrize(("field", "rest", "words"), [
+    ("tags", "tags: [" + ", ".join(f"t{n}" for n in range(200_000)) + "]", "200000 items, more than the 64"),
+    ("tags[0]", "tags: [" + "t" * 101 + "]", "101 characters, more than the 100"),
+    ("id", "", "1001 characters, more than the 1000"),
+])
+def test_ids_and_tags_on_every_row_are_few_and_short(tmp_path: Path, field: str, rest: str, words: str) -> None:
+    """Each result (a row of results.json and the report) carries its case's id and tags: one
+    case of 200000 tags (a 2.4 MB file) made a 32 MB results.json on one backend (nine rows).
+    An id longer than 1000 characters was run, and its results.json then refused by merge."""
+    case_id = "i" * 1001 if field == "id" else "tagged"
+    path = tmp_path / "a.yaml"
+    path.write_text(case_text(case_id, "{dtype: int8, shape: [2], data: [1, 2]}", "axis: 0\n    k: 1\n    " + rest)
+                    + case_text("good", "{dtype: int8, shape: [2], data: [1, 2]}")[7:], encoding="utf-8")
+    errors, cases = errors_and_cases(load_file(path))
+    assert cases == ["good"]
+    assert [error.field for error in errors] == [field]
+    check_line(errors[0], f"{field}: {words} it may have")
+
+
 _PEAK = """
 import resource, sys
 from pathlib import Path

@@ -357,6 +357,10 @@ def _check_schema(raw: Any, op: str) -> None:
         raise CaseFieldError("input", "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
         raise CaseFieldError("expected_any", "give either 'expected' or 'expected_any', not both")
+    if error.validator in ("maxItems", "maxLength") and where.split("[")[0] in ("id", "tags"):
+        # id, tags: each is on every row of the results and the report, so few and short.
+        what = "items" if error.validator == "maxItems" else "characters"
+        raise CaseFieldError(where, f"{len(error.instance)} {what}, more than the {error.validator_value} it may have")
     if error.validator in ("minimum", "maximum") and error.schema.get(error.validator) in (_INT64_MIN, _INT64_MAX):
         raise CaseFieldError(where, f"{error.instance} is outside int64 ({_INT64_MIN}..{_INT64_MAX}); "
                              f"'{where}' is an int64 in every graph")
