@@ -41,6 +41,7 @@ from conformance.backends.base import (
     Execution,
     Graph,
 )
+from conformance.backends.litert import litert_cpu
 from conformance.backends.record import BackendRecord, SetupStep
 from conformance.backends.web import ort_web
 from conformance.backends.wine import directml
@@ -66,6 +67,7 @@ RECORDS: tuple[BackendRecord, ...] = (
     tinygrad_onnx.RECORD,
     mnn_cpu.RECORD,
     ort_webgpu.RECORD,
+    litert_cpu.RECORD,
 )
 ENTRY_POINT_GROUP = "topk_conformance.backends"
 GRAPH_KINDS = ("onnx", "openvino", "directml")
