@@ -64,7 +64,7 @@ def test_every_backend_is_made_from_its_record_and_travels_to_its_worker() -> No
 
 def test_setup_steps_come_from_the_records() -> None:
     steps = setup_steps()
-    assert set(steps) == {"directml", "isa-limits", "web", "vulkan", "tinygrad"}
+    assert set(steps) == {"directml", "isa-limits", "web", "vulkan", "tinygrad", "litert"}
     for step in steps.values():
         assert set_up_by(step), step.name
     completed = subprocess.run([sys.executable, "-m", "conformance", "setup", "--help"], capture_output=True,
