@@ -31,9 +31,9 @@ CONTRACT_BACKENDS = (
 ISA_LIMITED_BACKENDS = ("openvino-cpu-avx2", "openvino-cpu-avx")
 # Runtimes beyond the contract's list (issue 19: tract, through its Python bindings).
 # Issue 35: the compilers, IREE (on the CPU and as SPIR-V shaders on two CPU Vulkans) and TVM.
-# Issue 36: the edge and native runtimes (tinygrad, MNN, ONNX Runtime's native WebGPU plugin).
+# Issue 36: the edge and native runtimes (tinygrad, MNN, ONNX Runtime's native WebGPU plugin, LiteRT).
 MORE_RUNTIMES = ("tract", "iree-cpu", "iree-vulkan-swiftshader", "iree-vulkan-lavapipe", "tvm-cpu", "tinygrad-cpu",
-                 "mnn-cpu", "ort-webgpu")
+                 "mnn-cpu", "ort-webgpu", "litert-cpu")
 
 
 @cache
