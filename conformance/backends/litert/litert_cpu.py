@@ -68,10 +68,12 @@ class _Host:
             preexec_fn=die_with_parent,
         )
         self.made = 0  # models converted, each in a folder of its own
+        self.said_from = 0  # where in its log the current request's output starts
 
     def call(self, request: dict[str, Any]) -> dict[str, Any]:
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
+        self.said_from = self.log.seek(0, os.SEEK_END)  # what it says from here is about this request
         try:
             stdin.write((json.dumps(request) + "\n").encode())
             stdin.flush()
@@ -86,7 +88,7 @@ class _Host:
     def _death(self) -> str:
         code = self.process.wait()
         why = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-        return f"LiteRT's process died ({why}): {_tail(self.log)}"
+        return f"LiteRT's process died ({why}): {_tail(self.log, self.said_from)}"
 
     def close(self) -> None:
         if self.process.poll() is None:
@@ -99,12 +101,15 @@ class _Host:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _tail(log: IO[bytes]) -> str:
-    """The host's last words: the lines that say why (TensorFlow's own chatter left out)."""
+def _tail(log: IO[bytes], start: int) -> str:
+    """The host's last words about the request it died on: the lines that say why (TensorFlow's
+    and onnx2tf's own chatter left out)."""
     log.flush()
-    log.seek(0)
+    log.seek(start)
     lines = [line.strip() for line in log.read().decode("utf-8", "replace").splitlines() if line.strip()]
-    telling = [line for line in lines if not line.startswith(("WARNING", "INFO", "I0000", "W0000", "E0000"))]
+    chatter = ("WARNING", "INFO", "I0000", "W0000", "E0000", "Saved artifact", "*", "inputs_", "Output Type",
+               "List[", "Captures", "None", "Endpoint")
+    telling = [line for line in lines if not line.startswith(chatter)]
     return " ".join(" ".join(telling[-4:]).split())[-1000:] or "nothing said"
 
 
