@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from harness import REPO
 
-from conformance.running.offline import installer, local
+from conformance.core.offline import installer, local
 
 
 @pytest.mark.parametrize(("command", "found"), [
@@ -39,7 +39,7 @@ def test_only_the_loopback_is_local(host: str | None, is_local: bool) -> None:
 def test_a_guarded_process_refuses_the_network_and_installers_and_keeps_the_loopback() -> None:
     script = (
         "import socket, subprocess, sys\n"
-        "from conformance.running.offline import forbid_network_and_installs, Refused\n"
+        "from conformance.core.offline import forbid_network_and_installs, Refused\n"
         "forbid_network_and_installs()\n"
         "said = []\n"
         "for attempt in (lambda: socket.create_connection(('192.0.2.1', 80), timeout=1),\n"

@@ -30,7 +30,7 @@ from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.operator.outcome import Verdict
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.running.offline import forbid_network_and_installs
+from conformance.core.offline import forbid_network_and_installs
 from conformance.running.runner import GraphCache, execute, execute_pack
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
