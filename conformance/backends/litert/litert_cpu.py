@@ -42,9 +42,8 @@ from conformance.backends.compiled import Compiled
 from conformance.backends.litert import environment
 from conformance.backends.pack_functions import fed_inputs
 from conformance.backends.record import BackendRecord
-from conformance.core import scratch
+from conformance.core import offline, scratch
 from conformance.core.processes import die_with_parent
-from conformance.running import offline
 
 PLACEMENT = "LiteRT CPU (XNNPACK delegate)"
 STARTUP_SECONDS = 120.0  # TensorFlow's import, on a busy machine
