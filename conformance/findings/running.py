@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.backends.cache import cache_root
+from conformance.backends.litert import environment as litert_environment
 from conformance.core.machine import Scope
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
@@ -65,7 +66,7 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
     """Run the repro with `python`, or by default in an environment holding only its `needs`
     (what a maintainer who installs what the record lists would have)."""
     started = time.monotonic()
-    python = python or python_for(finding.repro.needs)
+    python = python or own_environment(finding) or python_for(finding.repro.needs)
     with tempfile.TemporaryDirectory(prefix=f"repro-{finding.id}-") as scratch:
         folder = Path(scratch) / finding.id
         shutil.copytree(finding.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
@@ -94,6 +95,16 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
             _kill_group(process.pid)  # a child it left behind dies with it
     outcome, reason = verdict(process.returncode, _text(stdout))
     return ReproRun(finding.id, outcome, reason, _both(stdout, stderr), time.monotonic() - started, python)
+
+
+def own_environment(finding: Finding) -> str:
+    """The interpreter of the environment of its own a runtime's backend has (`setup litert`:
+    onnx2tf's TensorFlow and LiteRT, which cannot share the suite's), where it is made: what a
+    maintainer who installs the runtime has. "" for the others."""
+    if finding.runtime != "litert":
+        return ""
+    python = litert_environment.python()
+    return str(python) if python.is_file() else ""
 
 
 def _both(stdout: bytes | None, stderr: bytes | None) -> str:

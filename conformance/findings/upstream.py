@@ -1,6 +1,6 @@
 """The body of an upstream issue for one finding, in the shape the runtime's tracker asks for:
 OpenVINO's bug form, ONNX Runtime's bug form (every provider and ONNX Runtime Web), ONNX's bug
-template; tract, DirectML, IREE, TVM, tinygrad and MNN have none here, so theirs is a plain
+template; tract, DirectML, IREE, TVM, tinygrad, MNN and LiteRT have none here, so theirs is a plain
 report with the same parts. The repro goes in whole: it is the steps, and it prints the
 versions; a companion file longer than a screen (DirectML's C programs) is attached rather than
 inlined. A finding a later release fixes gets no new issue: its body says which release fixes it
@@ -28,6 +28,7 @@ TRACKERS = {
     "tvm": "apache/tvm",
     "tinygrad": "tinygrad/tinygrad",
     "mnn": "alibaba/MNN",
+    "litert": "google-ai-edge/LiteRT",
 }
 _PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML"}
 SCREEN_LINES = 60  # a companion file longer than this is attached to the issue, not inlined
