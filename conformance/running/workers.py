@@ -24,13 +24,13 @@ from typing import Any, TypeVar
 
 from conformance.backends.base import Availability, Backend, WorkerLaunch
 from conformance.core import machine, scratch
+from conformance.core.offline import forbid_network_and_installs
 from conformance.core.processes import die_with_parent
 from conformance.core.text import exception_text, short_repr
 from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.operator.outcome import Verdict
 from conformance.ops.registry import all_variants
 from conformance.results.records import Result
-from conformance.core.offline import forbid_network_and_installs
 from conformance.running.runner import GraphCache, execute, execute_pack
 
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
