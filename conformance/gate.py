@@ -24,7 +24,7 @@ import yaml
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.core.machine import TIER_NAMES, Scope, ScopeError, scopes_between, tier_order
-from conformance.core.safe_yaml import Limits, Refused, find_problem, parse, yaml_message
+from conformance.core.safe_yaml import Limits, LimitsError, Refused, find_problem, parse, yaml_message
 from conformance.core.tool_input import InputError, check, limit, limit_note, read_text
 from conformance.findings.records import ID_PATTERN
 from conformance.ops.registry import OPERATORS
@@ -228,7 +228,12 @@ def read_baseline(path: Path) -> Baseline:
     BaselineError names the file and the field (`results[3].rules`) where it is not one."""
     try:
         text = read_text(path, "baseline_bytes")
-        parsed = parse(text, limits=Limits(nodes=limit("baseline_nodes")), nodes_note=limit_note("baseline_nodes"))
+        # A case file's limits as the environment sets them (a note's length, aliases), with a
+        # baseline's own node count: a whole-corpus baseline holds many more entries than a case file.
+        limits = dataclasses.replace(Limits.from_environment(), nodes=limit("baseline_nodes"))
+        parsed = parse(text, limits=limits, nodes_note=limit_note("baseline_nodes"))
+    except LimitsError as exc:
+        raise BaselineError(f"{path}: {exc}") from None
     except InputError as exc:
         raise BaselineError(str(exc)) from None
     except Refused as exc:

@@ -686,3 +686,26 @@ def test_a_run_with_no_room_on_its_disk_is_refused_before_any_backend_starts(
     assert f"cannot write in {out}: 0 bytes free on its device" in captured.err and "nothing was run" in captured.err
     assert "asking" not in captured.out, "no backend was asked"
     assert list(out.iterdir()) == []
+
+
+def test_a_baseline_and_a_finding_record_are_read_within_the_limits_the_environment_sets(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit a too-long string's message names (TOPK_MAX_TEXT_CHARS) is the one that applies
+    to baselines and finding records too, so the message's advice works."""
+    from conformance.findings.records import FindingError, load_record
+    from conformance.gate import BaselineError, read_baseline
+
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text("backends: [ort-cpu]\nnotes: {n: " + "x" * 50 + "}\nresults: []\n", encoding="utf-8")
+    record = tmp_path / "finding.yaml"
+    record.write_text("id: OV1\ntext: " + "x" * 50 + "\n", encoding="utf-8")
+    monkeypatch.setenv("TOPK_MAX_TEXT_CHARS", "20")
+    with pytest.raises(BaselineError, match="TOPK_MAX_TEXT_CHARS"):
+        read_baseline(baseline)
+    with pytest.raises(FindingError, match="TOPK_MAX_TEXT_CHARS"):
+        load_record(record)
+    monkeypatch.setenv("TOPK_MAX_TEXT_CHARS", "many")
+    with pytest.raises(BaselineError, match="TOPK_MAX_TEXT_CHARS='many' is not a whole number"):
+        read_baseline(baseline)
+    monkeypatch.setenv("TOPK_MAX_TEXT_CHARS", "100")
+    assert read_baseline(baseline).notes == {"n": "x" * 50}

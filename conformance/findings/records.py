@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from conformance.core.machine import Scope, ScopeError
-from conformance.core.safe_yaml import FileRefused, Limits, find_problem, parse, read_text, yaml_message
+from conformance.core.safe_yaml import FileRefused, Limits, LimitsError, find_problem, parse, read_text, yaml_message
 from conformance.core.tool_input import InputError, check
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
@@ -159,8 +159,11 @@ def load_findings(root: Path | None = None) -> Loaded:
 
 def load_record(path: Path) -> Finding:
     try:
-        text = read_text(path, Limits())
-        parsed = parse(text)
+        limits = Limits.from_environment()  # as for a case file: the limits its messages name
+        text = read_text(path, limits)
+        parsed = parse(text, limits=limits)
+    except LimitsError as exc:
+        raise FindingError(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise FindingError(f"{path}: no record ({RECORD}) in the finding's folder") from None
     except (OSError, FileRefused, UnicodeDecodeError) as exc:
