@@ -30,14 +30,7 @@ from typing import IO, Any
 import numpy as np
 import onnx
 
-from conformance.backends.base import (
-    EVERY_OPERATOR,
-    Availability,
-    Backend,
-    BackendCrash,
-    Execution,
-    Graph,
-)
+from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, BackendCrash, Execution, Graph
 from conformance.backends.compiled import Compiled
 from conformance.backends.litert import environment
 from conformance.backends.pack_functions import fed_inputs
