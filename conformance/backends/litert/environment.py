@@ -21,7 +21,10 @@ from conformance.backends.setup_steps import Say, SetupError
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
 HOST = Path(__file__).with_name("host.py")
 ONNX2TF = "1.29.24"  # the last onnx2tf for Python 3.11; requirements.txt pins it
-SAMPLE_IMAGES = "calibration_image_sample_data_20x128x128x3_float32.npy"  # host.SAMPLE_IMAGES
+# onnx2tf reads sample images for a graph whose inputs all look like NHWC images from this file in
+# its working folder, and downloads it from GitHub where it is missing: setup writes a stand-in,
+# which each host's folder links, so a conversion never reaches the network.
+SAMPLE_IMAGES = "calibration_image_sample_data_20x128x128x3_float32.npy"
 SETUP_HINT = "topk-conformance setup litert"
 
 

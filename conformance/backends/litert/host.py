@@ -30,12 +30,6 @@ from typing import Any
 
 import numpy as np
 
-CONVERTER = "onnx2tf"
-# onnx2tf reads sample images for a graph whose inputs all look like NHWC images from this file in
-# its working folder, and downloads it from GitHub where it is missing: `setup litert` writes a
-# stand-in, so a conversion never reaches the network (its data only feeds onnx2tf's own checks).
-SAMPLE_IMAGES = "calibration_image_sample_data_20x128x128x3_float32.npy"
-
 
 def _guard(offline_py: str) -> None:
     spec = importlib.util.spec_from_file_location("topk_conformance_offline", offline_py)

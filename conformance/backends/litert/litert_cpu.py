@@ -189,9 +189,7 @@ class LiteRT(Backend):
     def _forget(self) -> None:
         """The host died: the next graph starts another (its models are on disk, but a fresh
         host is one a user would have)."""
-        if self._host is not None:
-            self._host.close()
-        self._host, self._models = None, None
+        self.close()
 
     def _versions(self) -> dict[str, str]:
         reply = self._started().call({"describe": True})
