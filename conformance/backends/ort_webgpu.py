@@ -48,7 +48,7 @@ class OrtWebGpu(OrtBackend):
         try:
             devices = _devices()
         except ImportError as exc:
-            return Availability(False, f"{PLUGIN} is not installed ({exc}); install {self.package_hint}")
+            return Availability(False, f"{PLUGIN} is not installed ({exc}); {self.package_hint}")
         except Exception as exc:
             return Availability(False, f"the WebGPU plugin cannot load: {type(exc).__name__}: "
                                        f"{' '.join(str(exc).split())[:400]}")
