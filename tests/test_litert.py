@@ -101,3 +101,17 @@ def test_packs_change_no_result(litert: Backend) -> None:
 
     assert sorted(map(compared, packed)) == sorted(map(compared, alone))
     assert sum(r.compilations or 0 for r in packed) < sum(r.compilations or 0 for r in alone) / 2
+
+
+def test_a_host_leaves_no_temporary_file_behind() -> None:
+    """TensorFlow writes a file per traced function to the temporary folder and removes them
+    only at a clean exit; the host is killed as the backend closes, so its temporary folder is
+    the host's own, removed with it (a whole run here had left 1,251 files in /tmp)."""
+    backend = require_available(litert_cpu.LiteRT())
+    try:
+        backend.run(_topk(11, np.array([[5, 4, 6]], np.float32), 2))
+        host = backend._started()  # type: ignore[attr-defined]
+        assert any(host.temporary.glob("__autograph_generated_file*"))  # where TensorFlow wrote them
+    finally:
+        backend.close()
+    assert not host.folder.exists()

@@ -53,7 +53,13 @@ class _Host:
         self.folder = scratch.folder("litert")
         (self.folder / environment.SAMPLE_IMAGES).symlink_to(environment.sample_images())
         self.log = (self.folder / "host.log").open("w+b")
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""}
+        # TensorFlow's autograph writes a module file per traced function to the temporary
+        # folder and removes them only at a clean exit, which a killed host never has: its
+        # temporary folder is this one's, removed with it.
+        self.temporary = self.folder / "tmp"
+        self.temporary.mkdir()
+        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": "",
+               "TMPDIR": str(self.temporary)}
         self.process = subprocess.Popen(
             [str(environment.python()), str(environment.HOST), str(Path(offline.__file__).resolve())],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, cwd=self.folder, env=env,
