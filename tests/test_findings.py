@@ -280,6 +280,29 @@ def test_history_installs_a_release_of_its_own_and_runs_the_repro(tmp_path: Path
     assert "REF1 on onnx 1.17.0: reproduced" in done.stdout.replace("\n", " ")
 
 
+def test_a_release_over_an_environment_is_imported_first_and_the_rest_comes_from_that_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """How LiteRT's history holds TensorFlow as recorded: a release installed alone over a base
+    environment (here the suite's own, an older iniconfig over its newer one) is what imports,
+    the base's packages import behind it, and the record of what it holds names the release."""
+    import subprocess
+    import sys
+
+    from conformance.findings import history
+
+    monkeypatch.setenv("TOPK_CONFORMANCE_CACHE", str(tmp_path))
+    monkeypatch.setitem(history.OVER_ENVIRONMENT, "iniconfig", (lambda: Path(sys.executable), lambda: ""))
+    release = history.Release("iniconfig", "1.1.1")
+    installed = history.environment(release, ["numpy"], lambda line: None)
+    assert installed["iniconfig"] == "1.1.1" and installed["numpy"] == importlib.metadata.version("numpy")
+    imported = subprocess.run([str(release.python), "-c", "import iniconfig, numpy; print(iniconfig.__file__)"],
+                              capture_output=True, text=True, check=True).stdout
+    assert imported.startswith(str(release.folder))
+    monkeypatch.setitem(history.OVER_ENVIRONMENT, "pluggy", (lambda: Path(sys.executable), lambda: "not made; run X"))
+    with pytest.raises(history.HistoryError, match="not made; run X"):
+        history.environment(history.Release("pluggy", "1.0.0"), [], lambda line: None)
+
+
 def test_the_gate_names_a_fixed_finding_and_its_upstream_issue() -> None:
     entry = Entry("openvino-cpu", "c", "onnx-opset11", "input", "fail", ("selection",), "wide")
     baseline = Baseline(["openvino-cpu"], {entry.key: entry}, {"wide": "int64 in 32 bits (OV3)."})

@@ -223,8 +223,10 @@ def _report(args: argparse.Namespace, loaded: Loaded, root: Path, console: Conso
 
 
 def _fixed_in(finding: Finding, root: Path) -> str:
-    """The release from which on `findings history` measured it gone, if it is gone here too."""
-    if finding.reproduces_here or not finding.repro.history:
+    """The release from which on `findings history` measured it gone (every later release
+    measured gives the documents' answer). It may still show here, on an older release a backend
+    pins (LRT1: onnx2tf pins LiteRT 2.1.0, and 2.1.3 fixed it): upstream has nothing left to fix."""
+    if not finding.repro.history:
         return ""
     measured = finding_history.measured_span(finding, finding_history.read_history(root))
     return measured[0].fixed if measured else ""

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from conformance.backends.cache import cache_root
+from conformance.backends.litert import environment as litert_environment
 from conformance.core.atomic_files import atomic_write_text
 from conformance.findings.isolated import normal
 from conformance.findings.records import Finding
@@ -39,6 +40,8 @@ DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
     "apache-tvm": ("0.25.0", "0.26.0", "0.27.0.post1"),
     "tinygrad": ("0.10.3", "0.11.0", "0.12.0", "0.13.0", "0.14.0"),
     "mnn": ("3.0.0", "3.2.0", "3.4.1", "3.5.0", "3.6.0", "3.6.1"),
+    # 2.1.0 is the one onnx2tf 1.29.24 pins, and so the litert-cpu backend's.
+    "ai-edge-litert": ("1.0.1", "1.2.0", "1.4.0", "2.0.3", "2.1.0", "2.1.6", "2.2.0", "2.3.0"),
 }
 # Distributions released in step with another: installed at the same version beside it.
 RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
@@ -46,6 +49,12 @@ RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
 # asks for apache-tvm-ffi>=0.1.12, and its libtvm_runtime.so lacks symbols from 0.1.13 on
 # (measured: 0.1.12 loads, 0.1.13.post3 and 0.1.14.post1 do not).
 OF_ITS_TIME = {("apache-tvm", "0.25.0"): ("apache-tvm-ffi==0.1.12",)}
+# Runtimes whose repros need a stack too large to install once per release (LiteRT's repros need
+# TensorFlow, about 1.7 GB): each release is installed without its dependencies over the
+# environment the backend's setup makes (`setup litert`), which a path file puts behind it, so
+# that only the runtime varies and TensorFlow, the converter, stays as recorded.
+OVER_ENVIRONMENT: dict[str, tuple[Callable[[], Path], Callable[[], str]]] = {
+    "ai-edge-litert": (litert_environment.python, litert_environment.missing)}
 # Runtimes whose releases do not come from PyPI: history does not vary them (yet).
 NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
                  "onnxruntime-directml": "its wheels are for Windows only"}
@@ -88,6 +97,8 @@ class History:
 def environment(release: Release, companions: Iterable[str], say: Callable[[str], None]) -> dict[str, str]:
     """The release's environment, made on first use: the release and the companions the repros
     need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
+    if release.distribution in OVER_ENVIRONMENT:
+        return _over_environment(release, *OVER_ENVIRONMENT[release.distribution], say)
     ready = release.folder / "ready.json"
     together = RELEASED_TOGETHER.get(release.distribution, ())
     pinned = " ".join([*(f"{name}=={release.version}" for name in (release.distribution, *together)),
@@ -125,10 +136,53 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     return installed
 
 
+def _over_environment(release: Release, base: Callable[[], Path], missing: Callable[[], str],
+                      say: Callable[[str], None]) -> dict[str, str]:
+    """The release alone (no dependencies) in an environment whose path file adds the packages
+    of `base`'s environment behind its own: what it imports first is the release."""
+    ready = release.folder / "ready.json"
+    if ready.is_file():
+        installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
+        return installed
+    lacking = missing()
+    if lacking:
+        raise HistoryError(lacking)
+    shutil.rmtree(release.folder, ignore_errors=True)
+    say(f"installing {release.distribution} {release.version} over {base().parent.parent} into {release.folder}")
+    made = subprocess.run([sys.executable, "-m", "venv", str(release.folder)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL)
+    if made.returncode != 0:
+        raise HistoryError(f"cannot make a venv: {made.stderr.strip()[-300:]}")
+    (Path(_packages(release.python)) / "_topk_conformance_base.pth").write_text(_packages(base()) + "\n",
+                                                                               encoding="utf-8")
+    pip = [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
+           "--only-binary=:all:", f"{release.distribution}=={release.version}"]
+    try:
+        done = subprocess.run(pip, capture_output=True, text=True, timeout=INSTALL_SECONDS, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise HistoryError(f"installing took more than {INSTALL_SECONDS} s") from None
+    if done.returncode != 0:
+        shutil.rmtree(release.folder, ignore_errors=True)
+        lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
+        raise HistoryError(f"cannot install {release.distribution}=={release.version}: "
+                           f"{lines[-1] if lines else 'pip failed'}")
+    listed = subprocess.run([str(release.python), "-c", _LIST], capture_output=True, text=True, check=True)
+    installed = json.loads(listed.stdout)
+    ready.write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
+    return installed
+
+
+def _packages(python: Path) -> str:
+    """The folder an environment's interpreter installs pure packages into."""
+    asked = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                           capture_output=True, text=True, check=True)
+    return asked.stdout.strip()
+
+
 # The module each distribution installs, imported once to see that the release loads.
 MODULES = {"openvino": "openvino", "onnxruntime": "onnxruntime", "onnxruntime-openvino": "onnxruntime",
            "onnx": "onnx", "tract": "tract", "iree-base-compiler": "iree.compiler", "apache-tvm": "tvm",
-           "tinygrad": "tinygrad", "mnn": "MNN"}
+           "tinygrad": "tinygrad", "mnn": "MNN", "ai-edge-litert": "ai_edge_litert"}
 
 
 def _numpy_of_its_time(release: Release) -> None:
@@ -149,8 +203,10 @@ def _installer(release: Release, wanted: list[str]) -> list[str]:
     return [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]
 
 
-_LIST = ("import importlib.metadata as m, json; "
-         "print(json.dumps({d.metadata['Name'].lower(): d.version for d in m.distributions()}))")
+# The first of a name on the path is the one imported (an environment over another holds two).
+_LIST = ("import importlib.metadata as m, json; found = {}; "
+         "[found.setdefault(d.metadata['Name'].lower(), d.version) for d in m.distributions()]; "
+         "print(json.dumps(found))")
 
 
 def by_distribution(findings: Sequence[Finding], say: Callable[[str], None]) -> dict[str, list[Finding]]:
@@ -266,7 +322,7 @@ def record_history(root: Path, history: History, date: str) -> Path:
         "releases": releases,
         "installed": {**(previous.get("installed") or {}), **{
             version: {name: found for name, found in sorted(installed.items())
-                      if name in ("numpy", "onnx", "ml-dtypes", "ml_dtypes", history.distribution)}
+                      if name in ("numpy", "onnx", "ml-dtypes", "ml_dtypes", "tensorflow", history.distribution)}
             for version, installed in history.installed.items()}},
         "refused": {**{version: why for version, why in (previous.get("refused") or {}).items()
                        if version not in history.installed}, **history.refused},  # installed now: no longer refused
