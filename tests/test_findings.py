@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +16,10 @@ import yaml
 from harness import BASELINES, CASES, REPO, run_cli
 from report_dom import open_report
 
+from conformance.backends.record import PythonEnvironment
 from conformance.cases.loader import load_cases
 from conformance.core.machine import host_tier
+from conformance.findings import history
 from conformance.findings.history import span
 from conformance.findings.lint import problems, vocabulary_here
 from conformance.findings.records import ID_PATTERN, load_findings, load_record, upstream_labels
@@ -285,22 +289,17 @@ def test_a_release_over_an_environment_is_imported_first_and_the_rest_comes_from
     """How LiteRT's history holds TensorFlow as recorded: a release installed alone over a base
     environment (here the suite's own, an older iniconfig over its newer one) is what imports,
     the base's packages import behind it, and the record of what it holds names the release."""
-    import subprocess
-    import sys
-
-    from conformance.findings import history
-
     monkeypatch.setenv("TOPK_CONFORMANCE_CACHE", str(tmp_path))
-    monkeypatch.setitem(history.OVER_ENVIRONMENT, "iniconfig", (lambda: Path(sys.executable), lambda: ""))
+    suites = PythonEnvironment(lambda: Path(sys.executable), lambda: "")
     release = history.Release("iniconfig", "1.1.1")
-    installed = history.environment(release, ["numpy"], lambda line: None)
+    installed = history.environment(release, ["numpy"], lambda line: None, over=suites)
     assert installed["iniconfig"] == "1.1.1" and installed["numpy"] == importlib.metadata.version("numpy")
     imported = subprocess.run([str(release.python), "-c", "import iniconfig, numpy; print(iniconfig.__file__)"],
                               capture_output=True, text=True, check=True).stdout
     assert imported.startswith(str(release.folder))
-    monkeypatch.setitem(history.OVER_ENVIRONMENT, "pluggy", (lambda: Path(sys.executable), lambda: "not made; run X"))
+    unmade = PythonEnvironment(lambda: Path(sys.executable), lambda: "not made; run X")
     with pytest.raises(history.HistoryError, match="not made; run X"):
-        history.environment(history.Release("pluggy", "1.0.0"), [], lambda line: None)
+        history.environment(history.Release("pluggy", "1.0.0"), [], lambda line: None, over=unmade)
 
 
 def test_the_gate_names_a_fixed_finding_and_its_upstream_issue() -> None:
@@ -327,7 +326,6 @@ def test_the_report_names_the_finding_of_a_discrepancy_and_its_upstream_status(t
 
 
 def test_a_repro_that_hangs_in_a_child_is_killed_with_its_child_at_the_limit_given(tmp_path: Path) -> None:
-    import subprocess
     import time
 
     root = tmp_path / "findings"

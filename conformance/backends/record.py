@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from conformance.operator.interfaces import GraphKind
@@ -53,6 +54,17 @@ class SetupStep:
 
 
 @dataclass(frozen=True)
+class PythonEnvironment:
+    """A Python environment of its own that a backend's runtime lives in, made by its setup step
+    (onnx2tf's exact pins of TensorFlow and NumPy cannot share the suite's): its interpreter, and
+    what it lacks in one line ("" where it is whole). A finding about the backend runs its repro
+    there, and `findings history` installs each release of the runtime over it, alone."""
+
+    python: Callable[[], Path]
+    missing: Callable[[], str]
+
+
+@dataclass(frozen=True)
 class BackendRecord:
     name: str  # as --backend, results and baselines name it (contract section 4)
     runtime: str  # the runtime, as its makers call it
@@ -78,6 +90,7 @@ class BackendRecord:
     # versions: the device a driver reports, the browser's adapter. A baseline records them
     # (`recorded_on`), and a run where they differ is not failed by its differences alone.
     depends_on: tuple[str, ...] = ()
+    environment: PythonEnvironment | None = None  # where its runtime lives, if not in the suite's environment
 
     def __post_init__(self) -> None:
         if isinstance(self.adapter, type):

@@ -21,11 +21,11 @@ from typing import Any
 import yaml
 
 from conformance.backends.cache import cache_root
-from conformance.backends.litert import environment as litert_environment
+from conformance.backends.record import PythonEnvironment
 from conformance.core.atomic_files import atomic_write_text
 from conformance.findings.isolated import normal
 from conformance.findings.records import Finding
-from conformance.findings.running import ReproRun, run_repro
+from conformance.findings.running import ReproRun, environment_of, run_repro
 
 # The releases measured when none are named: from 2024 to today's, a few a year.
 DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
@@ -49,12 +49,6 @@ RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
 # asks for apache-tvm-ffi>=0.1.12, and its libtvm_runtime.so lacks symbols from 0.1.13 on
 # (measured: 0.1.12 loads, 0.1.13.post3 and 0.1.14.post1 do not).
 OF_ITS_TIME = {("apache-tvm", "0.25.0"): ("apache-tvm-ffi==0.1.12",)}
-# Runtimes whose repros need a stack too large to install once per release (LiteRT's repros need
-# TensorFlow, about 1.7 GB): each release is installed without its dependencies over the
-# environment the backend's setup makes (`setup litert`), which a path file puts behind it, so
-# that only the runtime varies and TensorFlow, the converter, stays as recorded.
-OVER_ENVIRONMENT: dict[str, tuple[Callable[[], Path], Callable[[], str]]] = {
-    "ai-edge-litert": (litert_environment.python, litert_environment.missing)}
 # Runtimes whose releases do not come from PyPI: history does not vary them (yet).
 NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
                  "onnxruntime-directml": "its wheels are for Windows only"}
@@ -94,11 +88,14 @@ class History:
     refused: dict[str, str] = field(default_factory=dict)  # release -> why it could not be installed
 
 
-def environment(release: Release, companions: Iterable[str], say: Callable[[str], None]) -> dict[str, str]:
+def environment(release: Release, companions: Iterable[str], say: Callable[[str], None],
+                over: PythonEnvironment | None = None) -> dict[str, str]:
     """The release's environment, made on first use: the release and the companions the repros
-    need (numpy, onnx, ...), whatever versions pip picks beside it. Returns what it holds."""
-    if release.distribution in OVER_ENVIRONMENT:
-        return _over_environment(release, *OVER_ENVIRONMENT[release.distribution], say)
+    need (numpy, onnx, ...), whatever versions pip picks beside it; or, `over` the environment
+    of its own the repros' backend runs in, the release alone, so that only the runtime varies
+    (LiteRT's repro needs its TensorFlow, about 1.7 GB, to convert). Returns what it holds."""
+    if over is not None:
+        return _over_environment(release, over, say)
     ready = release.folder / "ready.json"
     together = RELEASED_TOGETHER.get(release.distribution, ())
     pinned = " ".join([*(f"{name}=={release.version}" for name in (release.distribution, *together)),
@@ -136,24 +133,24 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     return installed
 
 
-def _over_environment(release: Release, base: Callable[[], Path], missing: Callable[[], str],
-                      say: Callable[[str], None]) -> dict[str, str]:
+def _over_environment(release: Release, base: PythonEnvironment, say: Callable[[str], None]) -> dict[str, str]:
     """The release alone (no dependencies) in an environment whose path file adds the packages
-    of `base`'s environment behind its own: what it imports first is the release."""
+    of `base` behind its own: what it imports first is the release."""
     ready = release.folder / "ready.json"
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
         return installed
-    lacking = missing()
+    lacking = base.missing()
     if lacking:
         raise HistoryError(lacking)
     shutil.rmtree(release.folder, ignore_errors=True)
-    say(f"installing {release.distribution} {release.version} over {base().parent.parent} into {release.folder}")
+    say(f"installing {release.distribution} {release.version} over {base.python().parent.parent} "
+        f"into {release.folder}")
     made = subprocess.run([sys.executable, "-m", "venv", str(release.folder)], capture_output=True, text=True,
                           stdin=subprocess.DEVNULL)
     if made.returncode != 0:
         raise HistoryError(f"cannot make a venv: {made.stderr.strip()[-300:]}")
-    (Path(_packages(release.python)) / "_topk_conformance_base.pth").write_text(_packages(base()) + "\n",
+    (Path(_packages(release.python)) / "_topk_conformance_base.pth").write_text(_packages(base.python()) + "\n",
                                                                                encoding="utf-8")
     pip = [str(release.python), "-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps",
            "--only-binary=:all:", f"{release.distribution}=={release.version}"]
@@ -229,11 +226,12 @@ def measure(distribution: str, releases: Sequence[str], findings: Sequence[Findi
             say: Callable[[str], None]) -> History:
     history = History(distribution, list(releases))
     companions = companions_of(findings)
+    over = next((found for found in map(environment_of, findings) if found is not None), None)
     runnable: list[Release] = []
     for version in releases:
         release = Release(distribution, version)
         try:
-            history.installed[version] = environment(release, companions, say)
+            history.installed[version] = environment(release, companions, say, over)
             runnable.append(release)
         except HistoryError as exc:
             history.refused[version] = str(exc)

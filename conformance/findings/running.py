@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from conformance.backends.cache import cache_root
-from conformance.backends.litert import environment as litert_environment
+from conformance.backends.record import PythonEnvironment
+from conformance.backends.registry import RECORDS
 from conformance.core.machine import Scope
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
@@ -98,13 +99,23 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
 
 
 def own_environment(finding: Finding) -> str:
-    """The interpreter of the environment of its own a runtime's backend has (`setup litert`:
-    onnx2tf's TensorFlow and LiteRT, which cannot share the suite's), where it is made: what a
-    maintainer who installs the runtime has. "" for the others."""
-    if finding.runtime != "litert":
+    """The interpreter of the environment of its own that the finding's backend runs in (its
+    record's `environment`, such as LiteRT's, which `setup litert` makes), where it is made: what
+    a maintainer who installs the runtime has. "" for a backend in the suite's environment."""
+    environment = environment_of(finding)
+    if environment is None or environment.missing():
         return ""
-    python = litert_environment.python()
-    return str(python) if python.is_file() else ""
+    return str(environment.python())
+
+
+def environment_of(finding: Finding) -> PythonEnvironment | None:
+    """The environment of its own of the first of the finding's backends that has one."""
+    records = {record.name: record for record in RECORDS}
+    for name in finding.backends:
+        record = records.get(name)
+        if record is not None and record.environment is not None:
+            return record.environment
+    return None
 
 
 def _both(stdout: bytes | None, stderr: bytes | None) -> str:

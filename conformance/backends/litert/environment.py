@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from conformance.backends.cache import SetupFolder, cache_root
-from conformance.backends.record import SetupStep
+from conformance.backends.record import PythonEnvironment, SetupStep
 from conformance.backends.setup_steps import Say, SetupError
 
 REQUIREMENTS = Path(__file__).with_name("requirements.txt")
@@ -90,3 +90,5 @@ def _write_sample_images() -> None:
 
 SETUP = SetupStep("litert", "a Python environment of its own holding onnx2tf and LiteRT (TensorFlow Lite's "
                   "runtime), for the LiteRT backend", _make)
+
+ENVIRONMENT = PythonEnvironment(python, missing)

@@ -273,7 +273,7 @@ RECORD = BackendRecord(
     name="litert-cpu", runtime="LiteRT (TensorFlow Lite), after onnx2tf", packages=("ai-edge-litert", "onnx2tf"),
     kernels="CPU, TensorFlow Lite's builtin kernels and XNNPACK, after onnx2tf's conversion", kinds=("onnx",),
     operators=EVERY_OPERATOR, isolation="host process", extra=None, setup=environment.SETUP,
-    family="hand-written", adapter=LiteRT, packs=True,
+    family="hand-written", adapter=LiteRT, packs=True, environment=environment.ENVIRONMENT,
     # One conversion per graph costs about half a second beside TensorFlow: run when named.
     by_default=False,
 )
