@@ -36,6 +36,7 @@ from conformance.cases import corpus as _corpus
 from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError
 from conformance.core.interrupts import Interrupted, held, interruptible
+from conformance.core.offline import quiet_runtimes
 from conformance.core.options import DEFAULT_PACK, MOST_JOBS, jobs, pack_size, positive_seconds, shard
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError
@@ -78,6 +79,7 @@ NAMED_ONLY = "run only when named (--backend NAME)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    quiet_runtimes()  # here too: an in-process run, a probe and the hosts it starts load runtimes
     parser = _parser()
     args = parser.parse_args(argv)
     console = output_console()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from harness import REPO
 
+from conformance.backends.cache import cache_root
 from conformance.core.offline import installer, local
 
 
@@ -88,3 +89,26 @@ def test_mnn_converts_and_runs_with_pip_a_trap_and_no_network(tmp_path: Path) ->
     results = json.loads((tmp_path / "out" / "results.json").read_text())["results"]
     ran = [r for r in results if r["backend"] == "mnn-cpu" and r["verdict"] != "skip"]
     assert ran and all(r["verdict"] in ("pass", "fail", "divergent") for r in ran), done.stdout[-2000:]
+
+
+def test_a_run_leaves_onnx_runtime_no_device_id_or_usage_queue(tmp_path: Path) -> None:
+    """ONNX Runtime 1.29 and later keep, on Linux, a device id and a queue of usage events to
+    upload (in the home's cache, and a session file in the temporary folder): native code the
+    audit hook cannot see, switched off by ORT_DISABLE_TELEMETRY=1 in the run's processes. The
+    run here starts from an environment without it, and without CI (ONNX Runtime sends nothing
+    where CI is set, as in this suite's own CI), with a home and a temporary folder of its own."""
+    home, temporary = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    temporary.mkdir()
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("ORT_DISABLE_TELEMETRY", "XDG_CACHE_HOME", "CI")}
+    env.update(HOME=str(home), TMPDIR=str(temporary), TOPK_CONFORMANCE_CACHE=str(cache_root()))
+    done = subprocess.run([sys.executable, "-m", "conformance", "run", "--backend", "ort-cpu", "--cases",
+                           str(REPO / "cases/documented/onnx-backend-node.yaml"), "--out", str(tmp_path / "out")],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    results = json.loads((tmp_path / "out" / "results.json").read_text())["results"]
+    assert any(r["backend"] == "ort-cpu" and r["verdict"] == "pass" for r in results)  # ONNX Runtime ran
+    left = [str(path.relative_to(tmp_path)) for path in [*home.rglob("*"), *temporary.rglob("*")]]
+    assert not left, left

@@ -3,7 +3,13 @@ that would (MNN's converter script runs `pip install` and sends usage data to a 
 endpoint) is refused where it tries, as a Python exception the backend's stage reports, before
 any packet leaves or any package changes. Held by an audit hook (PEP 578), which sees every
 socket connection, name lookup and process start made from Python, in the worker only: the
-suite's own setup steps install on purpose, in the main process."""
+suite's own setup steps install on purpose, in the main process.
+
+A runtime's native code is beyond an audit hook: what is known of it to report usage is
+switched off by the runtime's own documented switch, set in the environment before it loads
+(`quiet_runtimes`). ONNX Runtime from 1.29 on Linux keeps a device id, usage events and an
+upload queue for Microsoft's collector (under ~/.cache/Microsoft/DeveloperTools/.onnxruntime,
+and a session file in the temporary folder) unless ORT_DISABLE_TELEMETRY=1."""
 
 from __future__ import annotations
 
@@ -80,12 +86,22 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
             raise Refused(f"running the installer {found} (a run installs nothing)")
 
 
+# Each runtime's own switch for what its native code reports home, as its makers document it.
+QUIET_RUNTIMES = {"ORT_DISABLE_TELEMETRY": "1"}  # ONNX Runtime >= 1.29, Linux and macOS
+
 _installed = False
+
+
+def quiet_runtimes() -> None:
+    """Sets the runtimes' switches in this process's environment, which the processes it starts
+    inherit: before a runtime loads here, since ONNX Runtime latches the decision as it starts."""
+    os.environ.update(QUIET_RUNTIMES)
 
 
 def forbid_network_and_installs() -> None:
     """In this process from now on (an audit hook cannot be removed: call it in a worker)."""
     global _installed
+    quiet_runtimes()
     if not _installed:
         sys.addaudithook(_hook)
         _installed = True

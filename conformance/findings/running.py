@@ -19,6 +19,7 @@ from conformance.backends.cache import cache_root
 from conformance.backends.record import PythonEnvironment
 from conformance.backends.registry import RECORDS
 from conformance.core.machine import Scope
+from conformance.core.offline import QUIET_RUNTIMES
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
 
@@ -78,9 +79,10 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
             process = subprocess.Popen([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        # TMPDIR inside the scratch folder: what the repro leaves there
-                                       # (a killed Chromium's org.chromium.Chromium.* folders) goes with it.
+                                       # (a killed Chromium's org.chromium.Chromium.* folders) goes with it;
+                                       # the runtimes' usage reports off, as in a run.
                                        env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1",
-                                            "TMPDIR": scratch},
+                                            "TMPDIR": scratch, **QUIET_RUNTIMES},
                                        start_new_session=True)
         except OSError as exc:
             return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
