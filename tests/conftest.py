@@ -9,6 +9,12 @@ import pytest
 from plugin_entries import PluginEntry
 
 from conformance.backends import registry
+from conformance.core.offline import refuse_network
+
+# The tests load ONNX Runtime and OpenVINO in this process too, and both report usage where CI is
+# not set (a developer's shell): ONNX Runtime's reports off, as in a run, and nothing beyond the
+# loopback from here (`import openvino` sends an event from a forked child).
+refuse_network()
 
 # pytester drives the suite's pytest plugin in a child pytest (tests/test_pytest_plugin.py).
 pytest_plugins = ["pytester"]

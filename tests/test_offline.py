@@ -64,6 +64,23 @@ def test_a_guarded_process_refuses_the_network_and_installers_and_keeps_the_loop
     assert said.count("(a run installs nothing)") == 2 and "allowed" not in said and said.endswith(", 0]")
 
 
+def test_a_process_that_only_refuses_the_network_refuses_it_in_what_it_forks_and_may_install() -> None:
+    """The tests' own process (conftest): `import openvino` reports usage from a forked child,
+    which must meet the refusal too; the tests still make environments with pip."""
+    script = (
+        "import multiprocessing, socket, subprocess, sys\n"
+        "from conformance.core.offline import refuse_network\n"
+        "refuse_network()\n"
+        "child = multiprocessing.get_context('fork').Process(target=socket.getaddrinfo, args=('pypi.org', 443))\n"
+        "child.start(); child.join()\n"
+        "pip = subprocess.run([sys.executable, '-m', 'pip', '--version'], capture_output=True).returncode\n"
+        "print(child.exitcode, pip)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1", "0"], done.stdout + done.stderr
+    assert "a name lookup of pypi.org" in done.stderr
+
+
 def _offline() -> list[str]:
     """A command prefix that runs with no network at all, where this machine allows it."""
     unshare = shutil.which("unshare")

@@ -70,7 +70,7 @@ def installer(args: Any) -> str:
     return ""
 
 
-def _hook(event: str, args: tuple[Any, ...]) -> None:
+def _network(event: str, args: tuple[Any, ...]) -> None:
     if event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
         sock, address = args[0], args[-1]
         if getattr(sock, "family", None) in (socket.AF_INET, socket.AF_INET6) and isinstance(address, tuple) \
@@ -79,7 +79,11 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     elif event == "socket.getaddrinfo" and not local(args[0]) and not _address(args[0]):
         # a name to look up asks a DNS server; an address is only parsed (its connect is judged)
         raise Refused(f"a name lookup of {args[0]} (a run talks to nothing beyond the loopback)")
-    elif event in ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system"):
+
+
+def _hook(event: str, args: tuple[Any, ...]) -> None:
+    _network(event, args)
+    if event in ("subprocess.Popen", "os.posix_spawn", "os.exec", "os.spawn", "os.system"):
         command = {"os.system": args[0], "os.spawn": args[2] if len(args) > 2 else ""}.get(event, args[1])
         found = installer(command)
         if found:
@@ -90,6 +94,7 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
 QUIET_RUNTIMES = {"ORT_DISABLE_TELEMETRY": "1"}  # ONNX Runtime >= 1.29, Linux and macOS
 
 _installed = False
+_network_refused = False
 
 
 def quiet_runtimes() -> None:
@@ -105,3 +110,15 @@ def forbid_network_and_installs() -> None:
     if not _installed:
         sys.addaudithook(_hook)
         _installed = True
+
+
+def refuse_network() -> None:
+    """This process, and what it forks, refuse connections and name lookups beyond the loopback
+    from now on; installers may still start (the suite's own tests make environments). For a
+    process that imports runtimes outside a worker: `import openvino` sends a usage event to
+    Google Analytics from a forked child unless CI is set or its user opted out."""
+    global _network_refused
+    quiet_runtimes()
+    if not _network_refused:
+        sys.addaudithook(_network)
+        _network_refused = True
