@@ -127,10 +127,7 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
                 shutil.rmtree(release.folder, ignore_errors=True)
             raise HistoryError(f"cannot install {pinned}: {lines[-1] if lines else 'pip failed'}")
     _numpy_of_its_time(release)
-    listed = subprocess.run([str(release.python), "-c", _LIST], capture_output=True, text=True, check=True)
-    installed = json.loads(listed.stdout)
-    ready.write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
-    return installed
+    return _list_ready(release)
 
 
 def _over_environment(release: Release, base: PythonEnvironment, say: Callable[[str], None]) -> dict[str, str]:
@@ -163,9 +160,14 @@ def _over_environment(release: Release, base: PythonEnvironment, say: Callable[[
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         raise HistoryError(f"cannot install {release.distribution}=={release.version}: "
                            f"{lines[-1] if lines else 'pip failed'}")
+    return _list_ready(release)
+
+
+def _list_ready(release: Release) -> dict[str, str]:
+    """What the release's environment holds, written as its ready.json: the environment is made."""
     listed = subprocess.run([str(release.python), "-c", _LIST], capture_output=True, text=True, check=True)
-    installed = json.loads(listed.stdout)
-    ready.write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
+    installed: dict[str, str] = json.loads(listed.stdout)
+    (release.folder / "ready.json").write_text(json.dumps(installed, indent=1) + "\n", encoding="utf-8")
     return installed
 
 
