@@ -121,8 +121,8 @@ def record_of(backend: Backend) -> BackendRecord:
     (what it declares; the rest unknown to the suite). A record binds its class or its instance
     (BackendRecord.bind): a subclass of the suite's adapter, under a name of its own, is not
     the backend that record describes."""
-    record = backend.__dict__.get("record") or type(backend).__dict__.get("record")
-    if isinstance(record, BackendRecord) and record.name == backend.name:
+    record = bound_record(backend)
+    if record is not None:
         return record
     packs = getattr(backend, "packs", False)
     cls = type(backend)
@@ -131,3 +131,10 @@ def record_of(backend: Backend) -> BackendRecord:
         kinds=backend.kinds, operators=backend.operators_taken(), isolation="worker", extra=None, setup=None,
         adapter=lambda: backend, packs=packs is True, by_default=getattr(backend, "by_default", True) is not False,
     )
+
+
+def bound_record(backend: Backend) -> BackendRecord | None:
+    """The record the backend's class or instance was bound to under its name (a suite's
+    backend), or None (a plugin's): read from attributes only, none of the backend's code runs."""
+    record = backend.__dict__.get("record") or type(backend).__dict__.get("record")
+    return record if isinstance(record, BackendRecord) and record.name == backend.name else None
