@@ -79,6 +79,22 @@ class EmulatedAbortingBackend(AbortingBackend):
         return super().run(graph)
 
 
+class CorruptingBackend(_PidTagged):
+    """Answers the trigger rightly but leaves its process corrupted, so that the next graph
+    that process runs aborts: as TVM's bfloat16 TopK corrupts the heap (TVM2) and the process
+    dies on a later graph. Every graph, run first in a process, passes."""
+
+    name = "fault-corrupt"
+    corrupted = False  # per process: a worker unpickles its own backend
+
+    def run(self, graph: Graph) -> Execution:
+        if CorruptingBackend.corrupted:
+            _abort()
+        if _triggered(graph):
+            CorruptingBackend.corrupted = True
+        return super().run(graph)
+
+
 class HangingBackend(_PidTagged):
     name = "fault-hang"
 

@@ -12,6 +12,7 @@ from fault_backends import (
     TRIGGER_CASE,
     TRIGGER_LABEL,
     AbortingBackend,
+    CorruptingBackend,
     EmulatedAbortingBackend,
     HangingBackend,
     HangingStartBackend,
@@ -79,7 +80,7 @@ def test_a_death_under_an_emulator_that_does_not_repeat_is_asked_again(tmp_path:
     results, seen = run(backend, timeout=60)
     assert seen == results and Counter(r.verdict for r in results) == {"pass": len(results)}
     before, retried, after = split_at_trigger(results)
-    assert "its emulated worker (env) died before this answer (killed by SIGABRT)" in retried.message
+    assert "a worker died on this graph before this answer (killed by SIGABRT, under env)" in retried.message
     assert not any(r.message for r in before + after)
     assert len({r.placement for r in before}) == 1 and retried.placement not in {r.placement for r in before}
 
@@ -88,7 +89,24 @@ def test_a_death_under_an_emulator_that_repeats_is_a_crash() -> None:
     backend = EmulatedAbortingBackend()
     results, seen = run(backend, timeout=60)
     crashed = check_crash_then_recovery(backend, results, seen)
-    assert "SIGABRT" in crashed.message and "died before this answer (killed by SIGABRT)" in crashed.message
+    assert "died on this graph before this answer (killed by SIGABRT, under env)" in crashed.message, crashed.message
+
+
+def test_a_death_after_earlier_graphs_is_asked_again_and_blamed_only_where_it_repeats() -> None:
+    """A runtime that corrupts its process on one graph dies on a later one (TVM2): the graph
+    it died on is asked again of a fresh worker, where it runs first and passes, so the
+    result is the graph's own; a graph that dies first in a fresh worker too is a crash."""
+    backend = CorruptingBackend()
+    for jobs in (1, 2):
+        seen: list[Result] = []
+        results = run_cases(CASES, [backend], on_result=seen.append, isolate=True, timeout=60, jobs=jobs)
+        assert Counter(r.verdict for r in results) == {"pass": len(results)}, (jobs, results)
+        retried = [r for r in results if "a worker died on this graph before this answer" in r.message]
+        assert len(retried) == 1, (jobs, [r.message for r in results])
+        assert "killed by SIGABRT, after " in retried[0].message and "earlier answers" in retried[0].message
+    # The deterministic abort, after earlier graphs too, dies again first in a fresh worker.
+    crashed = check_crash_then_recovery(AbortingBackend(), *run(AbortingBackend(), timeout=60))
+    assert "(killed by SIGABRT, after " in crashed.message, crashed.message
 
 
 def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:

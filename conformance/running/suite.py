@@ -203,7 +203,7 @@ class _Unit:
     backend: Backend
     variants: list[Variant]
     next: int = 0  # the variant running (or to run) now
-    lost: list[str] = field(default_factory=list)  # emulated workers that died on it (how)
+    lost: list[str] = field(default_factory=list)  # workers that died on it, each asked again (how)
 
     @property
     def variant(self) -> Variant:
@@ -234,8 +234,9 @@ class _Lane:
         return pipe
 
 
-# How often a graph whose emulated worker died is asked again in a fresh one.
-EMULATOR_RETRIES = 1
+# How often a graph whose worker died, where the death may not be the graph's own (_Parallel.
+# _finished), is asked again of a fresh one.
+RETRIES_AFTER_DEATH = 1
 
 
 class _Parallel:
@@ -382,15 +383,18 @@ class _Parallel:
     def _finished(self, lane: _Lane, result: Result) -> None:
         unit, worker = lane.unit, lane.worker
         assert isinstance(unit, _Unit)
-        if worker.died and worker.emulated and len(unit.lost) < EMULATOR_RETRIES:
-            # QEMU's user-mode emulator itself crashes now and then under OpenVINO's threads
-            # (a different graph each run, none twice): the graph is asked again of a fresh
-            # worker, and a death that repeats is the runtime's crash.
-            unit.lost.append(worker.died)
+        if worker.died and (worker.emulated or worker.died_after) and len(unit.lost) < RETRIES_AFTER_DEATH:
+            # Two deaths need not be the graph's own. QEMU's user-mode emulator crashes now and
+            # then under OpenVINO's threads (a different graph each run, none twice); and a
+            # runtime that corrupted its heap on an earlier graph in the same process (TVM2) dies
+            # on a later one. The graph is asked again of a fresh worker, where it runs first:
+            # a death that repeats there is the graph's own crash.
+            how = f"under {worker.emulated}" if worker.emulated else f"after {worker.died_after} earlier answers"
+            unit.lost.append(f"{worker.died}, {how}")
             self._advance(lane)
             return
         if unit.lost:
-            lost = f"its emulated worker ({worker.emulated}) died before this answer ({', '.join(unit.lost)})"
+            lost = f"a worker died on this graph before this answer ({'; '.join(unit.lost)})"
             result = replace(result, message=f"{result.message}; {lost}" if result.message else lost)
             unit.lost = []
         self.emit(result)

@@ -377,6 +377,10 @@ class Worker:
     began: float = 0.0  # when the request in flight was sent (time.monotonic)
     said: str = ""  # the file the worker process's stderr goes to (made at its first start)
     died: str = ""  # how the process of the last request died ("": it answered, or hung)
+    served: int = 0  # the answers its process has given since it started
+    # The answers the process that died on the last request had given before it (0: it died on
+    # its first): an earlier graph may have corrupted it (TVM2), so the death is not surely this graph's.
+    died_after: int = 0
 
     @property
     def isa(self) -> str:
@@ -445,7 +449,7 @@ class Worker:
         """Send one request to a ready worker; the case goes once, not with each graph."""
         assert self._connection is not None
         self.busy = True
-        self.died = ""
+        self.died, self.died_after = "", 0
         self.began = time.monotonic()
         if self.said:
             with contextlib.suppress(OSError):
@@ -462,10 +466,12 @@ class Worker:
         try:
             result: Result = self._connection.recv()
             self.busy = False
+            self.served += 1
             return result
         except (EOFError, OSError):
             self._process.join(5)
             how = self.died = _signal_name(self._process.exitcode)
+            self.died_after = self.served
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
                                 self.isa, self._spent(), self.device)
@@ -474,7 +480,7 @@ class Worker:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
         assert self._connection is not None
         self.busy = True
-        self.died = ""
+        self.died, self.died_after = "", 0
         self._holds = None
         with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
             self._connection.send(PackRequest(tuple(items)))
@@ -502,10 +508,12 @@ class Worker:
         try:
             answers: list[Result | None] = self._connection.recv()
             self.busy = False
+            self.served += 1
             return answers
         except (EOFError, OSError):
             self._process.join(5)
             self.died = _signal_name(self._process.exitcode)
+            self.died_after = self.served
             self._discard()
             return None
 
@@ -542,7 +550,7 @@ class Worker:
     def spawn(self) -> None:
         """Start the worker process without waiting for it (so several start at once). From
         the main thread only: a worker dies with the thread that started it."""
-        self.died = ""
+        self.died, self.died_after = "", 0
         if self._process is None and not self.start_failure:
             launch = _launch_of(self.backend)  # the one call of the backend's code in this process
             if isinstance(launch, str):
@@ -638,6 +646,7 @@ class Worker:
         self._process = None
         self._holds = None
         self.busy = False
+        self.served = 0
 
 
 def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str, seconds: float = 0.0,
