@@ -20,6 +20,7 @@ import numpy as np
 
 from conformance.backends.base import INTERFACE_VERSION, Availability, Execution, Graph, WorkerLaunch
 from conformance.backends.onnx_reference import OnnxReference
+from conformance.backends.record import BackendRecord, Spoiler
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 
@@ -93,6 +94,25 @@ class CorruptingBackend(_PidTagged):
         if _triggered(graph):
             CorruptingBackend.corrupted = True
         return super().run(graph)
+
+
+class SpoilingBackend(CorruptingBackend):
+    """As CorruptingBackend, but the next graph in the corrupted process hangs (as TVM2's heap
+    corruption sometimes makes it); its record declares the trigger's graphs spoilers, so no
+    graph runs after one in the same process."""
+
+    def run(self, graph: Graph) -> Execution:
+        if CorruptingBackend.corrupted:
+            while True:
+                time.sleep(3600)
+        return super().run(graph)
+
+
+SPOILING_RECORD = BackendRecord(
+    name="fault-spoil", runtime="fault injection", packages=(), kernels="", kinds=("onnx",), operators=("topk",),
+    isolation="worker", extra=None, setup=None, adapter=SpoilingBackend,
+    spoilers=(Spoiler("topk", "float32", "FAKE1"),),
+)
 
 
 class HangingBackend(_PidTagged):

@@ -8,6 +8,7 @@ the faults are injected into the packs only (tests/pack_backends.py)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from pack_backends import HANG_LOG, POISONED, CompileFailingPacks, DyingPacks, S
 
 from conformance.backends.base import Backend
 from conformance.backends.openvino_native import OpenVINO
+from conformance.backends.record import Spoiler
 from conformance.cases.loader import load_cases
 from conformance.operator.interfaces import Case
 from conformance.results.records import Result
@@ -141,3 +143,17 @@ def test_the_gate_with_packs_holds_and_records_what_a_run_alone_records(tmp_path
                 for r in results]
 
     assert records("packed") == records("alone")
+
+
+def test_cases_whose_graphs_corrupt_the_process_go_in_no_pack() -> None:
+    """A record's spoilers (TVM2: TopK on bfloat16 corrupts TVM's heap) run as units of their
+    own case, never in a pack, where the corruption would reach the pack's other graphs."""
+    probed = Executors.probe_once([OpenVINO("CPU")], 60)
+    dtype = _cases()[0].dtype_name
+    spoiling = [replace(probed[0], record=replace(probed[0].record, spoilers=(Spoiler("topk", dtype, "FAKE1"),)))]
+    units = list(_units(_cases(), spoiling, lambda result: None, 8))
+    packed = [case for unit in units if isinstance(unit, _Pack) for case, _ in unit.items]
+    single = [unit.case for unit in units if isinstance(unit, _Unit)]
+    assert not any(case.dtype_name == dtype for case in packed)
+    assert any(case.dtype_name == dtype for case in single)
+    assert packed, "the other cases still pack"

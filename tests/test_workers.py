@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from fault_backends import (
+    SPOILING_RECORD,
     TRIGGER_CASE,
     TRIGGER_LABEL,
     AbortingBackend,
@@ -18,6 +19,7 @@ from fault_backends import (
     HangingStartBackend,
     RaisingBackend,
     SegfaultingAvailabilityBackend,
+    SpoilingBackend,
 )
 from harness import documented, ordinary_variants
 
@@ -107,6 +109,19 @@ def test_a_death_after_earlier_graphs_is_asked_again_and_blamed_only_where_it_re
     # The deterministic abort, after earlier graphs too, dies again first in a fresh worker.
     crashed = check_crash_then_recovery(AbortingBackend(), *run(AbortingBackend(), timeout=60))
     assert "(killed by SIGABRT, after " in crashed.message, crashed.message
+
+
+def test_a_graph_its_record_says_corrupts_the_process_is_the_last_its_worker_runs() -> None:
+    """A backend's record names the graphs that corrupt its process (Spoiler; TVM2's bfloat16
+    TopK): the worker is replaced after each, so that the next graph, which would hang in the
+    corrupted process (and a hang is not asked again), gets the answer it gets alone."""
+    backend = SpoilingBackend()
+    assert SPOILING_RECORD.spoiler(documented(TRIGGER_CASE)) == "FAKE1"
+    for jobs in (1, 2):
+        results = run_cases(CASES, [backend], isolate=True, timeout=5, jobs=jobs)
+        assert Counter(r.verdict for r in results) == {"pass": len(results)}, (jobs, results)
+        assert not any(r.message for r in results)
+        assert len({r.placement for r in results}) == len(results), "each graph in a process of its own"
 
 
 def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:

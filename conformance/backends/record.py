@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from conformance.operator.interfaces import GraphKind
+from conformance.operator.interfaces import Case, GraphKind
 
 if TYPE_CHECKING:
     from conformance.backends.base import Backend
@@ -65,6 +65,19 @@ class PythonEnvironment:
 
 
 @dataclass(frozen=True)
+class Spoiler:
+    """Graphs after which the runtime's process cannot be trusted: those of operator `op` on
+    an input of element type `dtype`, which corrupt the runtime's memory (the finding `finding`).
+    A worker that ran one is replaced before its next graph, and none goes in a pack: else the
+    corruption would land on another graph's result (a wrong answer, a death or a hang), and
+    which graph that is depends on the order they ran in."""
+
+    op: str
+    dtype: str
+    finding: str
+
+
+@dataclass(frozen=True)
 class BackendRecord:
     name: str  # as --backend, results and baselines name it (contract section 4)
     runtime: str  # the runtime, as its makers call it
@@ -91,6 +104,7 @@ class BackendRecord:
     # (`recorded_on`), and a run where they differ is not failed by its differences alone.
     depends_on: tuple[str, ...] = ()
     environment: PythonEnvironment | None = None  # where its runtime lives, if not in the suite's environment
+    spoilers: tuple[Spoiler, ...] = ()  # graphs that leave its process corrupted (Spoiler)
 
     def __post_init__(self) -> None:
         if isinstance(self.adapter, type):
@@ -110,6 +124,10 @@ class BackendRecord:
         backend = self.adapter(*args, **kwargs)
         self.bind(backend)
         return backend
+
+    def spoiler(self, case: Case) -> str:
+        """The finding whose memory corruption the case's graphs leave in its process ("": none)."""
+        return next((s.finding for s in self.spoilers if s.op == case.op and s.dtype == case.dtype_name), "")
 
     def described(self) -> dict[str, str]:
         """What the record adds to a backend's description in results and the report."""

@@ -33,7 +33,7 @@ from conformance.backends.base import EVERY_OPERATOR, Availability, Backend, Exe
 from conformance.backends.compiled import Compiled
 from conformance.backends.install_hint import extra_hint
 from conformance.backends.pack_functions import fed_inputs, functions_of
-from conformance.backends.record import BackendRecord
+from conformance.backends.record import BackendRecord, Spoiler
 
 PINNED = "0.27.0.post1"  # constraints.txt; the version tests/baselines/tvm-cpu.yaml was recorded with
 INSTALL_HINT = extra_hint("tvm", f"apache-tvm=={PINNED}")
@@ -188,4 +188,6 @@ RECORD = BackendRecord(
     name="tvm-cpu", runtime="Apache TVM (Relax, compiled)", packages=("apache-tvm",),
     kernels="CPU, kernels TVM generates (Relax and TIR to LLVM)", kinds=("onnx",), operators=EVERY_OPERATOR,
     isolation="worker", extra="tvm", setup=None, family="compiled", adapter=Tvm, packs=True,
+    # TopK on bfloat16 writes outside its buffers; a later graph in the same process died or hung.
+    spoilers=(Spoiler("topk", "bfloat16", "TVM2"),),
 )

@@ -468,7 +468,8 @@ def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Resu
     """The units of work in sequential order; an unavailable backend's skips are emitted
     in their place. With `pack` > 1, a backend that runs packs gets its graphs of packable
     cases in packs of `pack`, in order, over consecutive cases, except the graphs `alone`
-    names (known not to pass: they would run again alone), which run alone at once."""
+    names (known not to pass: they would run again alone), which run alone at once, and the
+    cases whose graphs corrupt its process (its record's spoilers), which run as units."""
     pending: dict[str, list[tuple[Case, Variant]]] = {}
     for case in cases:
         for each in probed:
@@ -478,7 +479,8 @@ def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Resu
                 continue
             backend = each.backend
             variants = each.variants(case)
-            if pack > 1 and each.packs and packable(case):
+            # A graph that corrupts the process (Spoiler) goes in no pack: its case runs as a unit.
+            if pack > 1 and each.packs and packable(case) and not each.record.spoiler(case):
                 known = [v for v in variants if (case.op, each.name, case.id, v.graph, v.k_label) in alone]
                 if known:
                     yield _Unit(case, backend, known)

@@ -18,11 +18,12 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from conformance.backends.base import Availability, Backend, WorkerLaunch
+from conformance.backends.record import bound_record
 from conformance.core import machine, scratch
 from conformance.core.offline import forbid_network_and_installs
 from conformance.core.processes import die_with_parent
@@ -381,6 +382,7 @@ class Worker:
     # The answers the process that died on the last request had given before it (0: it died on
     # its first): an earlier graph may have corrupted it (TVM2), so the death is not surely this graph's.
     died_after: int = 0
+    _packed: list[Case] = field(default_factory=list)  # the cases of the pack in flight
 
     @property
     def isa(self) -> str:
@@ -467,6 +469,7 @@ class Worker:
             result: Result = self._connection.recv()
             self.busy = False
             self.served += 1
+            self._stop_if_spoiled(case)
             return result
         except (EOFError, OSError):
             self._process.join(5)
@@ -482,6 +485,7 @@ class Worker:
         self.busy = True
         self.died, self.died_after = "", 0
         self._holds = None
+        self._packed = [case for case, _ in items]
         with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
             self._connection.send(PackRequest(tuple(items)))
 
@@ -509,6 +513,7 @@ class Worker:
             answers: list[Result | None] = self._connection.recv()
             self.busy = False
             self.served += 1
+            self._stop_if_spoiled(*self._packed)
             return answers
         except (EOFError, OSError):
             self._process.join(5)
@@ -516,6 +521,13 @@ class Worker:
             self.died_after = self.served
             self._discard()
             return None
+
+    def _stop_if_spoiled(self, *cases: Case) -> None:
+        """A process that ran a graph known to corrupt it (its record's spoilers) is killed (its
+        exit may hang or abort in the corrupted heap): the next graph starts a fresh one."""
+        record = bound_record(self.backend)  # a plugin's declares none; its code is not called here
+        if record is not None and any(record.spoiler(case) for case in cases):
+            self.stop(graceful=False)
 
     def timed_out(self, case: Case, variant: Variant) -> Result:
         """The request in flight got no answer in time: the worker is killed."""
