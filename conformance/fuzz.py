@@ -42,12 +42,16 @@ from rich.live import Live
 from rich.text import Text
 
 from conformance.backends.base import Backend
+from conformance.cases.corpus import default_case_roots
+from conformance.cases.loader import load_cases
 from conformance.core.atomic_files import WriteError, atomic_write_text
 from conformance.core.dtypes import to_jsonable
 from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
 from conformance.core.tool_input import InputError, limit, limit_note
+from conformance.fuzz_known import KnownClasses, Signature, known_classes, rules_broken
+from conformance.gate import BaselineError, read_baseline
 from conformance.operator.attributes import is_minimal_graph
 from conformance.operator.interfaces import Case, Variant
 from conformance.ops.registry import DEFAULT, OPERATORS, operator
@@ -67,18 +71,9 @@ GRACE = 0.25  # shrinking may run this share of the budget (at least 10 s) past 
 SHRINK_SECONDS = 30.0  # hypothesis's shrinking of one signature runs inputs for at most this long
 TIGHTEN_RUNS = 200  # inputs the final pass (`Session.tighten`) may run
 
-Signature = tuple[str, str, str, str]  # backend, graph, rule, element type
-
-
 def signatures(result: Result, dtype: str) -> list[Signature]:
     """One signature per broken rule of a discrepancy; none for pass and skip."""
-    if result.verdict in ("pass", "skip"):
-        return []
-    if result.verdict == "fail":
-        rules = result.rules or ["fail"]
-    else:
-        rules = ["raised" if result.verdict == "error" else result.verdict]
-    return [(result.backend, result.graph, rule, dtype) for rule in rules]
+    return [(result.backend, result.graph, rule, dtype) for rule in rules_broken(result.verdict, result.rules)]
 
 
 def signature_text(signature: Signature) -> str:
@@ -131,8 +126,9 @@ class Session:
     def __init__(self, backend: Backend, execute: Executor, out: Path, seed: int, budget: float,
                  dtypes: tuple[str, ...] | None = None, on_change: Callable[[], None] = lambda: None,
                  takes: Collection[str] | None = None, op: str = DEFAULT,
-                 execute_pack: PackExecutor | None = None) -> None:
+                 execute_pack: PackExecutor | None = None, known: KnownClasses | None = None) -> None:
         self.backend = backend
+        self.known = known  # a baseline's classes of discrepancy (fuzz --baseline): each signature is told apart
         # An input's graphs as one model where the backend runs packs: only their passes are
         # taken from it, every other graph runs alone (runner.execute_pack), as in `run --pack`.
         self.execute_pack = execute_pack
@@ -385,7 +381,7 @@ def _search(session: Session, search: int, database: Any) -> FuzzExample | None:
 def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: int,
          dtypes: tuple[str, ...] | None = None, on_change: Callable[[Session], None] = lambda s: None,
          info: dict[str, Any] | None = None, takes: Collection[str] | None = None, op: str = DEFAULT,
-         execute_pack: PackExecutor | None = None) -> Session:
+         execute_pack: PackExecutor | None = None, known: KnownClasses | None = None) -> Session:
     """Searches until the budget is spent; every finding is written to `out` and checked.
     SIGINT or SIGTERM (Interrupted) and a file that cannot be written (WriteError) end the
     search: the summary is written with what was found (where it can be), and the session
@@ -394,7 +390,8 @@ def fuzz(backend: Backend, execute: Executor, out: Path, budget: float, seed: in
     database_path = out / ".hypothesis" / "examples"
     check_database(database_path)
     database = keeping_database(database_path)
-    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes, op=op, execute_pack=execute_pack)
+    session = Session(backend, execute, out, seed, budget, dtypes, takes=takes, op=op, execute_pack=execute_pack,
+                      known=known)
     session.on_change = lambda: on_change(session)
     search = 0
     try:
@@ -576,8 +573,13 @@ def _stopped(stop: Interrupted | WriteError | None) -> str:
 
 
 def write_summary(session: Session, out: Path) -> Path:
-    def signature_dict(signature: Signature) -> dict[str, str]:
-        return dict(zip(("backend", "graph", "rule", "dtype"), signature, strict=True))
+    def signature_dict(signature: Signature) -> dict[str, Any]:
+        named: dict[str, Any] = dict(zip(("backend", "graph", "rule", "dtype"), signature, strict=True))
+        if session.known is not None:
+            entry = session.known.like(signature)
+            named["known_like"] = None if entry is None else {
+                "case": entry.case, "graph": entry.graph, "k_source": entry.k_source, "note": entry.note}
+        return named
 
     summary = {
         "backend": session.backend.name, "seed": session.seed, "examples": session.status.examples,
@@ -585,6 +587,7 @@ def write_summary(session: Session, out: Path) -> Path:
         "searched": session.status.searched, "packed": session.status.packs,
         "seconds": round(time.monotonic() - session.started, 1),
         "stopped": _stopped(session.stop),
+        "baseline": session.known.source if session.known is not None else None,
         "signatures": [
             signature_dict(signature) | {"case": case_id(finding), "shrunk_for_it": signature == finding.signature}
             for signature, finding in session.found.items()
@@ -653,6 +656,10 @@ def add_parser(commands: Any) -> None:
                               "only passes are taken from a pack, every other graph runs alone (default: on)")
     fuzz_command.add_argument("--timeout", type=positive_seconds, default=60.0, metavar="SECONDS",
                               help="time one graph may take before its worker is killed (default: 60)")
+    fuzz_command.add_argument("--baseline", type=Path, metavar="FILE",
+                              help="a baseline of the backend (tests/baselines/NAME.yaml): each signature found is "
+                              "said to be of a class it records (graph, rule, element type of its case, in the "
+                              "corpus at cases/ or the shipped one), naming the entry, or of one it lacks")
 
 
 def main(args: argparse.Namespace, console: Console) -> int:
@@ -676,6 +683,11 @@ def main(args: argparse.Namespace, console: Console) -> int:
         return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     try:
+        args.known = _known(args.baseline, backend.name, args.op) if args.baseline else None
+    except BaselineError as exc:
+        print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
+        return 2
+    try:
         with OutputFolder(args.out), interruptible():  # the lock: one fuzz (or run) at a time on a folder
             return _fuzz_locked(args, backend, seed, console)
     except Interrupted as stop:  # before the search started (asking the backend)
@@ -684,6 +696,14 @@ def main(args: argparse.Namespace, console: Console) -> int:
     except (FolderInUse, WriteError, InputError) as exc:
         print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
         return 2
+
+
+def _known(path: Path, backend: str, op: str) -> KnownClasses:
+    """The classes the baseline records for the backend and operator, each entry's element type
+    read from its case in the corpus (cases/ where there is one, else the shipped one)."""
+    baseline = read_baseline(path)
+    loaded = load_cases(default_case_roots())  # a case file with errors names none of its ids: it gives no class
+    return known_classes(baseline, str(path), backend, op, {case.id: case for case in loaded.cases})
 
 
 def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console: Console) -> int:
@@ -705,13 +725,21 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
                       f"graph variants per input, writing to {args.out}")
         with _display(console) as show:
             session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes, args.op,
-                           execute_pack)
+                           execute_pack, args.known)
     finally:
         executors.close()
+    known = session.known
     for finding in findings(session):
         mark = "reproduces" if finding.reproduced else f"DOES NOT reproduce ({finding.reproduced_verdict})"
         also = f" (also {', '.join(signature_text(s) for s in finding.also)})" if finding.also else ""
         console.print(f"  {signature_text(finding.signature)}{also}: {finding.path} ({mark})", soft_wrap=True)
+        if known is not None:
+            for signature in (finding.signature, *finding.also):
+                console.print(f"    {signature_text(signature)}: {known.describe(signature)}", soft_wrap=True)
+    if known is not None:
+        lacking = sum(known.like(signature) is None for signature in session.found)
+        console.print(f"fuzz {backend.name}: {lacking} of {len(session.found)} signatures of a class "
+                      f"{known.source} lacks", soft_wrap=True)
     summary = (f"summary in {args.out / 'fuzz.json'}" if not session.summary_error
                else "no summary: the findings are listed above")
     console.print(f"fuzz {backend.name}: {session.status.examples} examples run, {len(session.found)} "

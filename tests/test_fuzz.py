@@ -11,13 +11,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from harness import run_cli
+from harness import BASELINES, CASES, documented, run_cli
 from pack_backends import EveryPackDies, EveryPackHangs
 
-from conformance import fuzz
+from conformance import fuzz, fuzz_known
 from conformance.backends.base import Execution, Graph
 from conformance.backends.onnx_reference import OnnxReference
-from conformance.cases.loader import load_file
+from conformance.cases.loader import load_cases, load_file
+from conformance.gate import Baseline, Entry
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.fuzz import FuzzInput
 from conformance.running.suite import Executors
@@ -31,8 +32,9 @@ OPENVINO = "openvino-cpu"
 def openvino_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("fuzz-openvino")
     completed = run_cli("fuzz", "--backend", OPENVINO, "--budget", "20", "--seed", "11", "--dtype", "float32",
-                        "--out", out, timeout=240)
+                        "--out", out, "--baseline", BASELINES / f"{OPENVINO}.yaml", timeout=240)
     assert completed.returncode == 0, completed.stderr[-3000:]
+    (out / "stdout.txt").write_text(completed.stdout)
     return out, json.loads((out / "fuzz.json").read_text())
 
 
@@ -70,11 +72,63 @@ def test_a_short_run_finds_a_known_kind_of_discrepancy_and_writes_a_case_that_re
     assert (again["verdict"], again["rules"]) == (first["verdict"], first["rules"])
 
 
+def test_with_a_baseline_each_signature_names_an_entry_of_its_class_or_says_it_has_none(
+        openvino_run: tuple[Path, dict[str, Any]]) -> None:
+    """fuzz --baseline: a signature whose class (graph, rule, element type of the entry's case)
+    the baseline records names the entry, one it lacks says so: what to keep is read off."""
+    from harness import baseline
+
+    out, summary = openvino_run
+    recorded = baseline(OPENVINO)
+    dtypes = {case.id: case.dtype_name for case in load_cases([CASES]).cases}
+    assert summary["baseline"] == str(BASELINES / f"{OPENVINO}.yaml")
+    signatures = summary["signatures"]
+    assert signatures and all("known_like" in s for s in signatures)
+    like = [s for s in signatures if s["known_like"]]
+    assert like, "20 s of float32 on openvino-cpu found only classes its baseline lacks"
+    for signature in like:
+        entry = next(e for e in recorded.entries.values() if (e.case, e.graph, e.k_source) == (
+            signature["known_like"]["case"], signature["known_like"]["graph"], signature["known_like"]["k_source"]))
+        assert entry.graph == signature["graph"] and dtypes[entry.case] == signature["dtype"]
+        assert signature["rule"] in fuzz_known.rules_broken(entry.verdict, entry.rules)
+        assert signature["known_like"]["note"] == entry.note
+    lacking = sum(s["known_like"] is None for s in signatures)
+    printed = " ".join((out / "stdout.txt").read_text().split())
+    assert f"{lacking} of {len(signatures)} signatures of a class" in printed, printed[-2000:]
+    assert "known class, like " in printed
+
+
+def test_a_baseline_entry_gives_the_classes_of_its_verdict_for_its_backend_and_operator_only() -> None:
+    case = documented("dml-top-k1-example-1")
+    entries = [Entry("b", case.id, "onnx-opset11", "constant", "fail", ("order", "gather")),
+               Entry("b", case.id, "onnx-opset24", "constant", "error"),
+               Entry("b", case.id, "onnx-opset24", "input", "crash", note="n"),
+               Entry("other", case.id, "onnx-opset11", "constant", "fail", ("shape",)),
+               Entry("b", case.id, "onnx-opset11", "constant", "fail", ("shape",), op="argmax"),
+               Entry("b", "not-in-the-corpus", "onnx-opset11", "constant", "fail", ("index-range",))]
+    recorded = Baseline(["b"], {entry.key: entry for entry in entries})
+    known = fuzz_known.known_classes(recorded, "b.yaml", "b", "topk", {case.id: case})
+    dtype = case.dtype_name
+    assert set(known.by_signature) == {("b", "onnx-opset11", "order", dtype), ("b", "onnx-opset11", "gather", dtype),
+                                        ("b", "onnx-opset24", "raised", dtype), ("b", "onnx-opset24", "crash", dtype)}
+    assert known.describe(("b", "onnx-opset24", "crash", dtype)) == \
+        f"known class, like {case.id} onnx-opset24 input, note n"
+    assert known.describe(("b", "onnx-opset11", "shape", dtype)) == "a class the baseline lacks"
+
+
+def test_fuzz_refuses_a_baseline_it_cannot_read_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("results: [1, 2\n")
+    completed = run_cli("fuzz", "--backend", "onnx-reference", "--baseline", bad, "--out", tmp_path / "out")
+    assert completed.returncode == 2 and str(bad) in completed.stderr, completed.stderr
+    assert not (tmp_path / "out").exists(), "nothing searched"
+
+
 def test_each_signature_is_found_once(openvino_run: tuple[Path, dict[str, Any]]) -> None:
     out, summary = openvino_run
     signatures = [tuple(s[key] for key in ("backend", "graph", "rule", "dtype")) for s in summary["signatures"]]
     assert len(signatures) == len(set(signatures))
-    targets = [tuple(f["signature"].values()) for f in summary["findings"]]
+    targets = [tuple(f["signature"][key] for key in ("backend", "graph", "rule", "dtype")) for f in summary["findings"]]
     assert len(targets) == len(set(targets))
     assert sorted(p.name for p in out.glob("*.yaml")) == sorted(f"{f['case']}.yaml" for f in summary["findings"])
 
