@@ -111,6 +111,28 @@ def test_a_death_after_earlier_graphs_is_asked_again_and_blamed_only_where_it_re
     assert "(killed by SIGABRT, after " in crashed.message, crashed.message
 
 
+def test_one_graph_at_a_time_a_death_after_earlier_graphs_is_asked_again_too() -> None:
+    """The pytest plugin's and the fuzzer's way (Worker.execute): the same rule as a run's."""
+    trigger, other = documented(TRIGGER_CASE), CASES[1]
+    variant = next(v for v in ordinary_variants(CorruptingBackend()) if v.label == TRIGGER_LABEL)
+    worker = Worker(CorruptingBackend(), timeout=60)
+    try:
+        first = worker.execute(trigger, variant)
+        second = worker.execute(other, variant)  # dies in the corrupted process, passes in a fresh one
+        aborting = Worker(AbortingBackend(), timeout=60)
+        try:
+            aborting.execute(other, variant)
+            crashed = aborting.execute(trigger, variant)  # dies after one answer, and again first
+        finally:
+            aborting.stop()
+    finally:
+        worker.stop()
+    assert first.verdict == second.verdict == "pass", (first, second)
+    assert "a worker died on this graph before this answer (killed by SIGABRT, after 1 earlier answers)" \
+        in second.message and first.placement != second.placement
+    assert crashed.verdict == "crash" and "after 1 earlier answers" in crashed.message, crashed.message
+
+
 def test_a_graph_its_record_says_corrupts_the_process_is_the_last_its_worker_runs() -> None:
     """A backend's record names the graphs that corrupt its process (Spoiler; TVM2's bfloat16
     TopK): the worker is replaced after each, so that the next graph, which would hang in the

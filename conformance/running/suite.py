@@ -25,7 +25,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 
 from conformance.backends.base import Backend
@@ -35,7 +35,7 @@ from conformance.ops.registry import all_variants
 from conformance.results.records import Result
 from conformance.running.probed import Probed, carried
 from conformance.running.runner import GraphCache, execute, packable
-from conformance.running.workers import Probe, Worker, crash_result, probe_here
+from conformance.running.workers import RETRIES_AFTER_DEATH, Probe, Worker, crash_result, probe_here, with_deaths
 
 Executor = Callable[[Case, Variant], Result]
 # Graphs run as one model: each one's final result, or None (to run alone); None for all
@@ -234,11 +234,6 @@ class _Lane:
         return pipe
 
 
-# How often a graph whose worker died, where the death may not be the graph's own (_Parallel.
-# _finished), is asked again of a fresh one.
-RETRIES_AFTER_DEATH = 1
-
-
 class _Parallel:
     def __init__(self, executors: Executors, emit: Callable[[Result], None]) -> None:
         self.executors = executors
@@ -383,20 +378,12 @@ class _Parallel:
     def _finished(self, lane: _Lane, result: Result) -> None:
         unit, worker = lane.unit, lane.worker
         assert isinstance(unit, _Unit)
-        if worker.died and (worker.emulated or worker.died_after) and len(unit.lost) < RETRIES_AFTER_DEATH:
-            # Two deaths need not be the graph's own. QEMU's user-mode emulator crashes now and
-            # then under OpenVINO's threads (a different graph each run, none twice); and a
-            # runtime that corrupted its heap on an earlier graph in the same process (TVM2) dies
-            # on a later one. The graph is asked again of a fresh worker, where it runs first:
-            # a death that repeats there is the graph's own crash.
-            how = f"under {worker.emulated}" if worker.emulated else f"after {worker.died_after} earlier answers"
-            unit.lost.append(f"{worker.died}, {how}")
-            self._advance(lane)
+        how = worker.death_not_its_own()
+        if how and len(unit.lost) < RETRIES_AFTER_DEATH:
+            unit.lost.append(how)
+            self._advance(lane)  # the same graph, on a fresh worker
             return
-        if unit.lost:
-            lost = f"a worker died on this graph before this answer ({'; '.join(unit.lost)})"
-            result = replace(result, message=f"{result.message}; {lost}" if result.message else lost)
-            unit.lost = []
+        result, unit.lost = with_deaths(result, unit.lost), []
         self.emit(result)
         unit.next += 1
         self._advance(lane)

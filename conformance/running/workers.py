@@ -7,6 +7,7 @@ several workers at once through the same steps (begin, receive, timed_out)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import multiprocessing
 import multiprocessing.spawn
@@ -418,7 +419,17 @@ class Worker:
         return probe
 
     def execute(self, case: Case, variant: Variant) -> Result:
-        """One request, waited for (under the time limit)."""
+        """One request, waited for (under the time limit); asked again of a fresh worker where
+        the worker died and the death may not be the graph's own (death_not_its_own)."""
+        lost: list[str] = []
+        while True:
+            result = self._execute_once(case, variant)
+            how = self.death_not_its_own()
+            if not how or len(lost) >= RETRIES_AFTER_DEATH:
+                return with_deaths(result, lost)
+            lost.append(how)
+
+    def _execute_once(self, case: Case, variant: Variant) -> Result:
         if self.start_failure:
             return self.unavailable(case, variant)
         try:
@@ -429,6 +440,18 @@ class Worker:
         if not connection.poll(self.request_timeout(case)):
             return self.timed_out(case, variant)
         return self.receive(case, variant)
+
+    def death_not_its_own(self) -> str:
+        """How the worker died on the last request, where the death need not be that graph's
+        own ("": it answered, hung, or died on its first request natively). QEMU's user-mode
+        emulator crashes now and then under OpenVINO's threads (a different graph each run,
+        none twice); and a runtime that corrupted its heap on an earlier graph in the same
+        process (TVM2) dies on a later one. Such a graph is asked again of a fresh worker, where
+        it runs first: a death that repeats there is the graph's own crash."""
+        if not self.died or not (self.emulated or self.died_after):
+            return ""
+        where = f"under {self.emulated}" if self.emulated else f"after {self.died_after} earlier answers"
+        return f"{self.died}, {where}"
 
     # The steps of one request, for a caller that drives several workers at once.
 
@@ -659,6 +682,20 @@ class Worker:
         self._holds = None
         self.busy = False
         self.served = 0
+
+
+# How often a graph whose worker died, where the death may not be the graph's own
+# (Worker.death_not_its_own), is asked again of a fresh one.
+RETRIES_AFTER_DEATH = 1
+
+
+def with_deaths(result: Result, lost: list[str]) -> Result:
+    """The answer of a graph asked again after its worker died on it (`lost`: how, each time),
+    its message saying so."""
+    if not lost:
+        return result
+    said = f"a worker died on this graph before this answer ({'; '.join(lost)})"
+    return dataclasses.replace(result, message=f"{result.message}; {said}" if result.message else said)
 
 
 def crash_result(case: Case, backend: str, variant: Variant, message: str, isa: str, seconds: float = 0.0,
