@@ -172,6 +172,35 @@ def test_what_a_repro_leaves_in_the_temporary_folder_goes_with_it(tmp_path: Path
     assert left.name.startswith("org.chromium.Chromium.") and not left.exists(), left
 
 
+def test_a_repro_and_its_children_reach_no_network_and_start_no_installer(tmp_path: Path) -> None:
+    """`import openvino` sends a usage event from a forked child unless CI is set: a repro run
+    by `findings check` is held, as a run's worker is, to the loopback and no installer, and so
+    is every Python process it starts, though its environment does not hold the suite."""
+    shutil.copytree(FINDINGS / "TVM3", tmp_path / "TVM3")
+    (tmp_path / "TVM3" / "repro.py").write_text(
+        "import socket, subprocess, sys\n"
+        "def tried(call):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except Exception as error:\n"
+        "        return f'{type(error).__name__}: {error}'\n"
+        "    return 'done'\n"
+        "print('lookup:', tried(lambda: socket.getaddrinfo('example.com', 443)))\n"
+        "print('pip:', tried(lambda: subprocess.run([sys.executable, '-m', 'pip', '--version'])))\n"
+        "child = 'import socket; socket.getaddrinfo(\"example.org\", 443)'\n"
+        "said = subprocess.run([sys.executable, '-c', child], capture_output=True, text=True).stderr\n"
+        "print('child:', said.strip().splitlines()[-1])\n"
+        "print('loopback:', tried(lambda: socket.getaddrinfo('localhost', 80)))\n"
+        "print('REPRODUCED')\n", encoding="utf-8")
+    run = run_repro(load_findings(tmp_path).findings["TVM3"])
+    assert run.outcome == "reproduced", run.output
+    said = dict(line.split(": ", 1) for line in run.output.splitlines() if ": " in line)
+    assert said["lookup"].startswith("Refused: a name lookup of example.com"), run.output
+    assert said["pip"].startswith("Refused: running the installer"), run.output
+    assert said["child"].startswith("_topk_conformance_offline.Refused: a name lookup of example.org"), run.output
+    assert said["loopback"] == "done", run.output
+
+
 def test_a_broken_record_names_its_file_and_field_and_the_others_still_list(tmp_path: Path) -> None:
     root = tmp_path / "findings"
     shutil.copytree(FINDINGS / "OV3", root / "OV3")

@@ -17,6 +17,7 @@ import ipaddress
 import os
 import socket
 import sys
+from pathlib import Path
 from typing import Any
 
 _LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", ""}
@@ -122,3 +123,24 @@ def refuse_network() -> None:
     if not _network_refused:
         sys.addaudithook(_network)
         _network_refused = True
+
+
+# The sitecustomize of guarded_python_path: this module, loaded by its path (the interpreter
+# that runs it need not have the suite installed), guards the process before its script runs.
+_SITECUSTOMIZE = """import importlib.util as _util
+_spec = _util.spec_from_file_location("_topk_conformance_offline", {path!r})
+_guard = _util.module_from_spec(_spec)
+_spec.loader.exec_module(_guard)
+_guard.forbid_network_and_installs()
+"""
+
+
+def guarded_python_path(folder: Path) -> str:
+    """A PYTHONPATH entry, written in `folder`, under which any Python process (a finding's
+    repro, in an environment without the suite; the children it starts, which inherit it)
+    refuses the network and installers as a worker does, from before its script runs: a
+    repro needs neither, and `import openvino` would otherwise send its usage event."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(_SITECUSTOMIZE.format(path=str(Path(__file__).resolve())),
+                                             encoding="utf-8")
+    return str(folder)

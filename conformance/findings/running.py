@@ -19,7 +19,7 @@ from conformance.backends.cache import cache_root
 from conformance.backends.record import PythonEnvironment
 from conformance.backends.registry import RECORDS
 from conformance.core.machine import Scope
-from conformance.core.offline import QUIET_RUNTIMES
+from conformance.core.offline import QUIET_RUNTIMES, guarded_python_path
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
 
@@ -73,16 +73,20 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
         folder = Path(scratch) / finding.id
         shutil.copytree(finding.folder, folder, ignore=shutil.ignore_patterns("__pycache__", "node_modules"))
         _link_node_modules(finding, folder)
+        environ = {**os.environ, **(env or {})}
+        # As in a run: the runtimes' usage reports off, and the network and installers refused
+        # (before the script runs, in every Python process it starts).
+        guard = guarded_python_path(Path(scratch) / ".offline")
+        environ["PYTHONPATH"] = os.pathsep.join(filter(None, [guard, environ.get("PYTHONPATH", "")]))
         try:
             # A session of its own: whatever it starts (a browser, Wine, a child that hangs) is
             # killed with it, as a group, when it ends or runs out of time.
             process = subprocess.Popen([python, finding.repro.script], cwd=folder, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                        # TMPDIR inside the scratch folder: what the repro leaves there
-                                       # (a killed Chromium's org.chromium.Chromium.* folders) goes with it;
-                                       # the runtimes' usage reports off, as in a run.
-                                       env={**os.environ, **(env or {}), "PYTHONDONTWRITEBYTECODE": "1",
-                                            "TMPDIR": scratch, **QUIET_RUNTIMES},
+                                       # (a killed Chromium's org.chromium.Chromium.* folders) goes with it.
+                                       env={**environ, "PYTHONDONTWRITEBYTECODE": "1", "TMPDIR": scratch,
+                                            **QUIET_RUNTIMES},
                                        start_new_session=True)
         except OSError as exc:
             return ReproRun(finding.id, "cannot run", f"cannot start {python}: {exc.strerror}", "",
