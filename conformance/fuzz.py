@@ -71,6 +71,7 @@ GRACE = 0.25  # shrinking may run this share of the budget (at least 10 s) past 
 SHRINK_SECONDS = 30.0  # hypothesis's shrinking of one signature runs inputs for at most this long
 TIGHTEN_RUNS = 200  # inputs the final pass (`Session.tighten`) may run
 
+
 def signatures(result: Result, dtype: str) -> list[Signature]:
     """One signature per broken rule of a discrepancy; none for pass and skip."""
     return [(result.backend, result.graph, rule, dtype) for rule in rules_broken(result.verdict, result.rules)]
@@ -683,13 +684,13 @@ def main(args: argparse.Namespace, console: Console) -> int:
         return 2
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
     try:
-        args.known = _known(args.baseline, backend.name, args.op) if args.baseline else None
+        known = _known(args.baseline, backend.name, args.op) if args.baseline else None
     except BaselineError as exc:
         print(f"topk-conformance: {printable(str(exc))}", file=sys.stderr)
         return 2
     try:
         with OutputFolder(args.out), interruptible():  # the lock: one fuzz (or run) at a time on a folder
-            return _fuzz_locked(args, backend, seed, console)
+            return _fuzz_locked(args, backend, seed, known, console)
     except Interrupted as stop:  # before the search started (asking the backend)
         print(f"topk-conformance: fuzz stopped by {stop.name} before it searched", file=sys.stderr)
         return 128 + stop.signum
@@ -706,7 +707,8 @@ def _known(path: Path, backend: str, op: str) -> KnownClasses:
     return known_classes(baseline, str(path), backend, op, {case.id: case for case in loaded.cases})
 
 
-def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console: Console) -> int:
+def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, known: KnownClasses | None,
+                 console: Console) -> int:
     from conformance.operator.fuzzing import DTYPE_ORDER
 
     executors = Executors(timeout=args.timeout)
@@ -725,10 +727,9 @@ def _fuzz_locked(args: argparse.Namespace, backend: Backend, seed: int, console:
                       f"graph variants per input, writing to {args.out}")
         with _display(console) as show:
             session = fuzz(backend, execute, args.out, args.budget, seed, dtypes, show, info, takes, args.op,
-                           execute_pack, args.known)
+                           execute_pack, known)
     finally:
         executors.close()
-    known = session.known
     for finding in findings(session):
         mark = "reproduces" if finding.reproduced else f"DOES NOT reproduce ({finding.reproduced_verdict})"
         also = f" (also {', '.join(signature_text(s) for s in finding.also)})" if finding.also else ""
