@@ -339,7 +339,7 @@ class _Parallel:
             if lane.starting:
                 self._started(lane)
             elif isinstance(lane.unit, _Pack):
-                self._pack_finished(lane, lane.unit, lane.worker.receive_pack())
+                self._pack_finished(lane, lane.unit, lane.worker.receive_pack(lane.unit.items))
             else:
                 self._finished(lane, lane.worker.receive(lane.unit.case, lane.unit.variant))
         now = time.monotonic()

@@ -19,7 +19,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
@@ -379,11 +379,9 @@ class Worker:
     began: float = 0.0  # when the request in flight was sent (time.monotonic)
     said: str = ""  # the file the worker process's stderr goes to (made at its first start)
     died: str = ""  # how the process of the last request died ("": it answered, or hung)
-    served: int = 0  # the answers its process has given since it started
-    # The answers the process that died on the last request had given before it (0: it died on
-    # its first): an earlier graph may have corrupted it (TVM2), so the death is not surely this graph's.
-    died_after: int = 0
-    _packed: list[Case] = field(default_factory=list)  # the cases of the pack in flight
+    # The answers its latest process gave (reset as another starts): for a process that died,
+    # those before the death, where an earlier graph may have corrupted it (TVM2).
+    served: int = 0
 
     @property
     def isa(self) -> str:
@@ -448,9 +446,9 @@ class Worker:
         none twice); and a runtime that corrupted its heap on an earlier graph in the same
         process (TVM2) dies on a later one. Such a graph is asked again of a fresh worker, where
         it runs first: a death that repeats there is the graph's own crash."""
-        if not self.died or not (self.emulated or self.died_after):
+        if not self.died or not (self.emulated or self.served):
             return ""
-        where = f"under {self.emulated}" if self.emulated else f"after {self.died_after} earlier answers"
+        where = f"under {self.emulated}" if self.emulated else f"after {self.served} earlier answers"
         return f"{self.died}, {where}"
 
     # The steps of one request, for a caller that drives several workers at once.
@@ -474,7 +472,7 @@ class Worker:
         """Send one request to a ready worker; the case goes once, not with each graph."""
         assert self._connection is not None
         self.busy = True
-        self.died, self.died_after = "", 0
+        self.died = ""
         self.began = time.monotonic()
         if self.said:
             with contextlib.suppress(OSError):
@@ -497,7 +495,6 @@ class Worker:
         except (EOFError, OSError):
             self._process.join(5)
             how = self.died = _signal_name(self._process.exitcode)
-            self.died_after = self.served
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
                                 self.isa, self._spent(), self.device)
@@ -506,9 +503,8 @@ class Worker:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
         assert self._connection is not None
         self.busy = True
-        self.died, self.died_after = "", 0
+        self.died = ""
         self._holds = None
-        self._packed = [case for case, _ in items]
         with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
             self._connection.send(PackRequest(tuple(items)))
 
@@ -526,22 +522,21 @@ class Worker:
         if not connection.poll(self.timeout):
             self.stop(graceful=False)  # a hung worker cannot answer a stop request
             return None
-        return self.receive_pack()
+        return self.receive_pack(items)
 
-    def receive_pack(self) -> list[Result | None] | None:
-        """The answers to the pack in flight (runner.execute_pack); None where the worker
-        died (`died` says how)."""
+    def receive_pack(self, items: list[tuple[Case, Variant]]) -> list[Result | None] | None:
+        """The answers to the pack in flight, `items` (runner.execute_pack); None where the
+        worker died (`died` says how)."""
         assert self._connection is not None
         try:
             answers: list[Result | None] = self._connection.recv()
             self.busy = False
             self.served += 1
-            self._stop_if_spoiled(*self._packed)
+            self._stop_if_spoiled(*(case for case, _ in items))
             return answers
         except (EOFError, OSError):
             self._process.join(5)
             self.died = _signal_name(self._process.exitcode)
-            self.died_after = self.served
             self._discard()
             return None
 
@@ -585,7 +580,7 @@ class Worker:
     def spawn(self) -> None:
         """Start the worker process without waiting for it (so several start at once). From
         the main thread only: a worker dies with the thread that started it."""
-        self.died, self.died_after = "", 0
+        self.died = ""
         if self._process is None and not self.start_failure:
             launch = _launch_of(self.backend)  # the one call of the backend's code in this process
             if isinstance(launch, str):
@@ -613,6 +608,7 @@ class Worker:
             finally:
                 child.close()
             self._pending = parent
+            self.served = 0
 
     def _started(self) -> Connection:
         if self.start_failure:
@@ -681,7 +677,6 @@ class Worker:
         self._process = None
         self._holds = None
         self.busy = False
-        self.served = 0
 
 
 # How often a graph whose worker died, where the death may not be the graph's own
