@@ -97,9 +97,11 @@ def operator_case_schema(operator: Operator[Any, Any]) -> dict[str, Any]:
     defs = dict(case_schema()["$defs"])
     common = dict(defs["common"]["properties"])
     common["op"] = {"const": operator.name}
+    tensor = common.pop("input")
+    common.update({name: tensor for name in operator.tensor_inputs})
     defs["case"] = {
         "type": "object",
-        "required": sorted({"id", "source", "input", *operator.required_fields}),
+        "required": sorted({"id", "source", *operator.tensor_inputs, *operator.required_fields}),
         "additionalProperties": False,
         "properties": {**common, **operator.case_fields},
         "not": {"required": ["expected", "expected_any"]},
@@ -273,24 +275,32 @@ def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
                              f"{names}; a prefix ending at a dash selects several)")
     attributes = raw.get("attributes", ALL)
     _check_minimal_graphs(raw.get("graphs", ()), attributes)
-    spec = raw["input"]
+    first = operator.tensor_inputs[0]
+    spec = raw[first]
     dtype = DTYPES[spec["dtype"]]
     shape = tuple(spec["shape"])
-    _check_size(shape, limits)
+    for name in operator.tensor_inputs:
+        _check_size(tuple(raw[name]["shape"]), limits, name)
+
+    def make_tensor(name: str, axis: int) -> np.ndarray[Any, Any]:
+        given = raw[name]
+        given_shape, given_dtype = tuple(given["shape"]), DTYPES[given["dtype"]]
+        if "data" in given:
+            return _tensor(given["data"], given_shape, given_dtype, f"{name}.data")
+        try:
+            return generate(given["generator"], given_dtype, given_shape, axis % max(len(given_shape), 1))
+        except GeneratorError as exc:
+            raise CaseFieldError(f"{name}.generator" + (f".{exc.field}" if exc.field else ""), str(exc)) from None
 
     def make_input(axis: int) -> np.ndarray[Any, Any]:
-        if "data" in spec:
-            return _tensor(spec["data"], shape, dtype, "input.data")
-        try:
-            return generate(spec["generator"], dtype, shape, axis)
-        except GeneratorError as exc:
-            raise CaseFieldError("input.generator" + (f".{exc.field}" if exc.field else ""), str(exc)) from None
+        return make_tensor(first, axis)
 
     source = CaseSource(
         raw=raw, id=raw["id"], source=raw["source"], file=path, tags=tuple(raw.get("tags", [])),
         expect_error=raw.get("expect_error", False), graphs=tuple(raw.get("graphs", ())),
         repeat=raw.get("repeat", 1), input_spec=dict(spec), shape=shape, dtype=dtype,
         make_input=make_input, tensor=_tensor, attributes=attributes,
+        named_input=lambda name: make_tensor(name, -1),
     )
     case: Case = operator.load_case(source)
     return case
@@ -305,17 +315,17 @@ def _check_minimal_graphs(entries: Sequence[str], attributes: str) -> None:
                                  f"this case has attributes: {attributes} (its ONNX graphs write every attribute)")
 
 
-def _check_size(shape: tuple[int, ...], limits: Limits) -> None:
+def _check_size(shape: tuple[int, ...], limits: Limits, field: str = "input") -> None:
     """Refuses a shape of more than limits.elements elements (or a dimension of more, as in
     [0, 2**63]) before anything is allocated; the product is a Python int, which never wraps."""
     most = limits.elements
     for position, size in enumerate(shape):
         if size > most:
-            raise CaseFieldError(f"input.shape[{position}]", f"{size} is more than the {most} elements a case "
+            raise CaseFieldError(f"{field}.shape[{position}]", f"{size} is more than the {most} elements a case "
                                  f"may have; {limits.note('elements')}")
     count = math.prod(shape)
     if count > most:
-        raise CaseFieldError("input.shape", f"{' x '.join(map(str, shape))} is {count} elements, more than the "
+        raise CaseFieldError(f"{field}.shape", f"{' x '.join(map(str, shape))} is {count} elements, more than the "
                              f"{most} a case may have; {limits.note('elements')}")
 
 
@@ -332,12 +342,14 @@ def _schema_view(raw: Any) -> Any:
             return holder
         return {key: ([] if key in keys and isinstance(value, list) else value) for key, value in holder.items()}
 
-    if "input" in view:
-        view["input"] = emptied(view["input"], ("data",))
+    for name in ("input", "boxes", "scores"):
+        if name in view:
+            view[name] = emptied(view[name], ("data",))
     if "expected" in view:
-        view["expected"] = emptied(view["expected"], ("values", "indices"))
+        view["expected"] = emptied(view["expected"], ("values", "indices", "selected_indices"))
     if isinstance(view.get("expected_any"), list):
-        view["expected_any"] = [emptied(answer, ("values", "indices")) for answer in view["expected_any"]]
+        view["expected_any"] = [emptied(answer, ("values", "indices", "selected_indices"))
+                                for answer in view["expected_any"]]
     return view
 
 
@@ -353,8 +365,8 @@ def _check_schema(raw: Any, op: str) -> None:
     if error.validator == "required":
         missing = str(error.message).split("'")[1]
         raise CaseFieldError(join_field(where, missing), "required field is missing")
-    if error.validator == "oneOf" and where == "input":
-        raise CaseFieldError("input", "give exactly one of 'data' and 'generator'")
+    if error.validator == "oneOf" and where in ("input", "boxes", "scores"):
+        raise CaseFieldError(where, "give exactly one of 'data' and 'generator'")
     if error.validator == "not":
         raise CaseFieldError("expected_any", "give either 'expected' or 'expected_any', not both")
     if error.validator in ("maxItems", "maxLength") and where.split("[")[0] in ("id", "tags"):

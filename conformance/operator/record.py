@@ -70,6 +70,9 @@ class CaseSource:
     make_input: Callable[[int], np.ndarray[Any, Any]]
     tensor: Callable[[Any, tuple[int, ...], np.dtype[Any], str], np.ndarray[Any, Any]]
     attributes: str = "all"  # the `attributes` field, common to every operator (contract section 7)
+    # An operator with several input tensors (NonMaxSuppression's boxes and scores): each
+    # built from its field by name, its generator along the last axis.
+    named_input: Callable[[str], np.ndarray[Any, Any]] = field(default=lambda name: np.zeros(0))
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class Operator(Generic[C, V]):
     directml_index_type: Callable[[C], str] = field(default=lambda case: "")
     # What the HTML report shows of its cases and results beyond the fields every one has.
     report: ReportAspects[C, V] = field(default_factory=ReportAspects)
+    # The case fields holding its input tensors (each as `input` is for TopK: dtype, shape,
+    # data or a generator); the first is what `input_spec`, `shape` and `dtype` describe.
+    tensor_inputs: tuple[str, ...] = ("input",)
 
     @cached_property
     def graph_names(self) -> tuple[str, ...]:

@@ -10,9 +10,10 @@ from conformance.operator.interfaces import Variant, variant_key
 from conformance.operator.record import Operator
 from conformance.ops.argmax.record import ARGMAX, ARGMIN
 from conformance.ops.hardmax.record import HARDMAX
+from conformance.ops.nms.record import NMS
 from conformance.ops.topk.record import TOPK
 
-OPERATORS: dict[str, Operator[Any, Any]] = {op.name: op for op in (TOPK, ARGMAX, ARGMIN, HARDMAX)}
+OPERATORS: dict[str, Operator[Any, Any]] = {op.name: op for op in (TOPK, ARGMAX, ARGMIN, HARDMAX, NMS)}
 DEFAULT = "topk"  # a case file without `op`
 
 

@@ -1,0 +1,1 @@
+"""NonMaxSuppression: which boxes survive among overlapping ones, judged by every order of equal scores."""
