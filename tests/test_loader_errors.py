@@ -420,7 +420,8 @@ def test_the_shipped_schema_holds_every_operators_own_fields() -> None:
     from conformance.cases.loader import case_schema, operator_case_schema
     from conformance.ops.registry import OPERATORS
 
-    definitions = {"topk": "topk_case", "argmax": "argmax_case", "argmin": "argmax_case", "hardmax": "hardmax_case"}
+    definitions = {"topk": "topk_case", "argmax": "argmax_case", "argmin": "argmax_case", "hardmax": "hardmax_case",
+                   "nms": "nms_case"}
     assert set(definitions) == set(OPERATORS)
     for record in OPERATORS.values():
         shipped = case_schema()["$defs"][definitions[record.name]]

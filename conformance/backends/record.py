@@ -105,6 +105,14 @@ class BackendRecord:
     depends_on: tuple[str, ...] = ()
     environment: PythonEnvironment | None = None  # where its runtime lives, if not in the suite's environment
     spoilers: tuple[Spoiler, ...] = ()  # graphs that leave its process corrupted (Spoiler)
+    # Operators its provider has no kernel for, whose node ONNX Runtime hands to another
+    # provider (DirectML has no NonMaxSuppression): such a run is a skip naming where the node
+    # ran, never that provider's answer under this backend's name (contract section 8).
+    no_kernel: tuple[str, ...] = ()
+
+    def placed_elsewhere(self, op: str) -> bool:
+        """Whether a node of this operator placed on another provider is expected (no kernel here)."""
+        return op in self.no_kernel
 
     def __post_init__(self) -> None:
         if isinstance(self.adapter, type):

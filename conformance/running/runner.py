@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from conformance.backends.base import Backend, BackendCrash, Execution, Graph, PackError, PlacementError, Stopwatch
+from conformance.backends.record import bound_record
 from conformance.core.sequences import as_rows, sequence_position
 from conformance.core.text import exception_text, short_repr
 from conformance.graphs.errors import CheckerRejected, GraphBuildError, RuntimeRefused
@@ -149,8 +150,14 @@ def run_prepared(case: Case, backend: Backend, prepared: Prepared) -> Result:
             runs.append(_Run(exc, Judgement("crash", (), "defined", str(exc)), time.perf_counter() - started))
             break  # the backend's process is gone: the runs stop here
         except PlacementError as exc:
-            # Never judged as an output, nor as an expected error: the provider is unproven.
+            # Never judged as an output, nor as an expected error: the provider is unproven. Where
+            # its record says it has no kernel for the operator, nothing of its own ran: a skip.
             timing.add(watch)
+            record = bound_record(backend)
+            if record is not None and record.placed_elsewhere(case.op):
+                return Result(**base, verdict="skip", seconds=time.perf_counter() - started, **timing.fields(),
+                              message=f"placement: {exc}; the provider has no kernel for this operator, so no answer "
+                                      "of its own to judge")
             return Result(**base, verdict="error", message=f"placement: {exc}",
                           seconds=time.perf_counter() - started, **timing.fields())
         except Exception as exc:

@@ -286,6 +286,9 @@ def _note(case: Case, profile: Profile, rows: np.ndarray[Any, Any], pair: tuple[
     """The batch and class where a discrepancy shows: its scores, the boxes the output kept
     there and those the common answer keeps."""
     batch, cls = pair
+    if not case.scores.size or batch >= case.scores.shape[0] or cls >= case.scores.shape[1]:
+        return {"rule": rule, "sequence": [batch, cls], "input": [], "output": to_jsonable(rows[:, 2]),
+                "expected_output": [], "reference": "the common answer"}
     reading = profile.reading(case)
     rank = ranks(case.scores, True)
     geometry = Geometry.of(case.boxes[batch], reading.center)

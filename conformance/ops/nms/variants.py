@@ -3,7 +3,8 @@ and 11, its optional inputs (cap, IoU threshold, score threshold) as constants o
 or left out where the case leaves all of them out, each with its minimal twin (`attributes:
 minimal`: center_point_box written only where it is 1); OpenVINO's native NonMaxSuppression-5
 and -9, sort_result_descending each way where the case leaves it open, output_type i64, with the
-same sources. No DirectML: DirectML has no such operator."""
+same sources. DirectML has no such operator: its one variant, `directml-nms`, skips every case
+saying so, so that a DirectML backend's results say why it has none."""
 
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ class Variant:
     def graph(self) -> str:
         if self.kind == "onnx":
             return graph_name(f"onnx-opset{self.version}", self.minimal)
+        if self.kind == "directml":
+            return "directml-nms"
         return f"openvino-nms{self.version}-{'sorted' if self.sort_descending else 'unsorted'}"
 
     @property
@@ -51,11 +54,15 @@ class Variant:
     def runs_on(self, case: Case) -> bool:
         if case.op != self.op or not runs_on_case(self.kind, self.minimal, case):
             return False
+        if self.kind == "directml":
+            return True
         if (self.source == "none") != (not case.inputs_given):
             return False  # "none" is the graph of a case that gives none of the optional inputs
         return self.kind != "openvino" or case.sort_result_descending in (None, self.sort_descending)
 
     def cannot_express(self, case: Case) -> str | None:
+        if self.kind == "directml":
+            return "DirectML has no NonMaxSuppression operator (DML_OPERATOR_TYPE lists none)"
         if self.kind == "onnx" and case.dtype_name not in profiles.ONNX_DTYPES:
             return f"ONNX NonMaxSuppression takes float boxes and scores only, not {case.dtype_name}"
         if self.kind == "openvino" and case.dtype_name not in profiles.OPENVINO_DTYPES:
@@ -63,7 +70,7 @@ class Variant:
         return None
 
     def profile(self, case: Case) -> Profile:
-        if self.kind == "onnx":
+        if self.kind != "openvino":
             return profiles.onnx(self.version)
         return profiles.openvino(self.version, bool(self.sort_descending))
 
@@ -75,4 +82,4 @@ def variants() -> list[Variant]:
     minimal = [Variant("onnx", v, s, minimal=True) for v in ONNX_OPSETS for s in sources]
     native = [Variant("openvino", v, s, sort_descending=d) for v in OPENVINO_VERSIONS for d in (False, True)
               for s in sources]
-    return onnx + minimal + native
+    return onnx + minimal + native + [Variant("directml", 0, "none")]
