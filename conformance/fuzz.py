@@ -498,8 +498,9 @@ def case_text(finding: Finding, info: dict[str, Any]) -> str:
     lines += [f"#   {line}" for line in variant_lines(seen)]
     lines += ["cases:", f"  - id: {case_id(finding)}", f"    source: {json.dumps(source)}",
               f"    tags: [{', '.join(support.case_tags(example, list(variants_for_result(finding))))}]",
-              "    input:", f"      dtype: {dtype}",
-              f"      shape: {_flow(list(example.x.shape))}", f"      data: {_flow(to_jsonable(example.x))}"]
+              *(support.tensor_lines(example) if support.tensor_lines else
+                ["    input:", f"      dtype: {dtype}", f"      shape: {_flow(list(example.x.shape))}",
+                 f"      data: {_flow(to_jsonable(example.x))}"])]
     if result.op != DEFAULT:
         lines.append(f"    op: {result.op}")
     lines += support.case_fields(example)

@@ -79,5 +79,5 @@ RECORD = BackendRecord(
     name="ort-dml", runtime="ONNX Runtime (DirectML execution provider)", packages=("onnxruntime-directml",),
     kernels="Windows GPU, DirectML's Direct3D 12 shaders", kinds=("onnx",), operators=EVERY_OPERATOR,
     isolation="worker", extra=None, setup=None, family="shaders", adapter=OrtDml,
-    no_kernel=("nms",),
+    no_kernel=("nms",),  # DirectML has no NonMaxSuppression: ONNX Runtime hands it to its CPU provider
 )

@@ -96,6 +96,7 @@ RECORD = BackendRecord(
     kernels="WGSL shaders through Dawn and Vulkan, on SwiftShader (the CPU)", kinds=("onnx",),
     operators=EVERY_OPERATOR, isolation="worker", extra="ort-webgpu", setup=vulkan.SETUP, family="shaders",
     adapter=OrtWebGpu,
+    no_kernel=("nms",),  # the plugin declines NonMaxSuppression: ONNX Runtime hands it to its CPU provider
     # Answers of shaders depend on the device and driver that ran them (as ort-web-webgpu's).
     depends_on=("vulkan_device", "vulkan_driver_version"),
 )

@@ -61,6 +61,9 @@ class FuzzSupport:
     simpler: Callable[[Any, Any], Iterator[Any]]
     case_tags: Callable[[Any, Sequence[Variant]], list[str]]
     case_fields: Callable[[Any], list[str]]
+    # Its input tensors as lines of a case file, for an operator whose tensors are not one
+    # `input` (NonMaxSuppression's boxes and scores); None: `input` from the example's x.
+    tensor_lines: Callable[[Any], list[str]] | None = None
 
 
 def _float_bits(values: list[float], dtype: np.dtype[Any]) -> list[int]:

@@ -156,8 +156,8 @@ def run_prepared(case: Case, backend: Backend, prepared: Prepared) -> Result:
             record = bound_record(backend)
             if record is not None and record.placed_elsewhere(case.op):
                 return Result(**base, verdict="skip", seconds=time.perf_counter() - started, **timing.fields(),
-                              message=f"placement: {exc}; the provider has no kernel for this operator, so no answer "
-                                      "of its own to judge")
+                              message=f"placement: {exc}: the provider has no kernel for {case.op}, whose node "
+                                      "ONNX Runtime hands to another provider; no answer of its own to judge")
             return Result(**base, verdict="error", message=f"placement: {exc}",
                           seconds=time.perf_counter() - started, **timing.fields())
         except Exception as exc:

@@ -220,6 +220,7 @@ WEBGPU = BackendRecord(
     packages=(PACKAGE,), kernels="WebGPU shaders in headless Chromium (Dawn; SwiftShader where there is no GPU)",
     kinds=("onnx",), operators=EVERY_OPERATOR, isolation="browser", extra="web", setup=provision.SETUP,
     family="shaders", adapter=OrtWebWebGpu,
+    no_kernel=("nms",),  # no NonMaxSuppression kernel: ONNX Runtime Web runs the node on its wasm kernels
     # float16 needs shader-f16, and an adapter may flush subnormals: the answers are the adapter's.
     depends_on=("adapter_vendor", "adapter_architecture"),
 )

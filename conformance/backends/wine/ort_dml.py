@@ -110,5 +110,5 @@ RECORD = BackendRecord(
     name="ort-dml-wine", runtime="ONNX Runtime (DirectML execution provider), the Windows wheel under Wine",
     packages=("onnxruntime-directml",), kernels=WINE_KERNELS, kinds=("onnx",), operators=EVERY_OPERATOR,
     isolation="host process", extra=None, setup=provision.SETUP, family="shaders", adapter=OrtDmlWine,
-    no_kernel=("nms",),
+    no_kernel=("nms",),  # DirectML has no NonMaxSuppression: ONNX Runtime hands it to its CPU provider
 )

@@ -21,6 +21,13 @@ from conformance.ops.nms.select import Geometry, Reading, check_class, greedy, p
 RULES = ("shape", "dtype", "index-range", "index-unique", "selection", "iou-threshold", "score-threshold", "order",
          "scores", "nan-order", "error")
 SELECTED = "selected_indices"
+# What the other reading of a threshold, which gives the set, is: said after the first problem.
+_BOUNDARY = {
+    ("score-threshold",): " (the set is what dropping a score equal to the score threshold gives)",
+    ("iou-threshold",): " (the set is what suppressing a box whose IoU equals the IoU threshold gives)",
+    ("score-threshold", "iou-threshold"): " (the set is what dropping a score equal to the score threshold and "
+                                          "suppressing an IoU equal to the IoU threshold give)",
+}
 
 
 def domain_of(case: Case, profile: Profile) -> Domain:
@@ -58,6 +65,7 @@ class _Placement:
     message: str  # the first problem
     pair: tuple[int, int]  # its batch and class
     common: bool  # the set is the common answer's
+    failing: frozenset[tuple[int, int]] = frozenset()  # every batch and class whose set no order gives
 
 
 def _judge_output(case: Case, profile: Profile, outcome: Outputs, domain: Domain) -> Judgement:
@@ -149,6 +157,10 @@ def _judge_sets(case: Case, profile: Profile, rows: np.ndarray[Any, Any]) -> _Pl
     low = _placement(case, profile, rows, nan_high=False)
     if not low.broken:
         return low
+    if high.failing and low.failing and not high.failing & low.failing:
+        # Each batch and class is admissible under one placement, but no one placement explains them all.
+        return _Placement(("nan-order",), f"{high.message}; with NaN below every number, {low.message}",
+                          high.pair, False)
     both = tuple(rule for rule in high.broken if rule in low.broken)
     return _Placement(both or ("nan-order",), high.message + ("" if both else " (and another rule with NaN "
                                                                                 "below every number)"),
@@ -160,10 +172,12 @@ def _placement(case: Case, profile: Profile, rows: np.ndarray[Any, Any], nan_hig
     broken: list[str] = []
     message, pair, common = "", (0, 0), True
     reading = profile.reading(case)
-    problem = _first_problem(case, reading, rows, rank, nan_high)
-    if problem is not None:
-        pair, message = problem[0], problem[1]
+    problems = _problems(case, reading, rows, rank, nan_high)
+    failing = frozenset(pair for pair, _ in problems)
+    if problems:
+        pair, message = problems[0]
         broken = _explain(case, profile, rows, rank, nan_high)
+        message += _BOUNDARY.get(tuple(broken), "")
         common = False
     else:
         common = _is_common(case, reading, rows, rank, nan_high)
@@ -171,7 +185,7 @@ def _placement(case: Case, profile: Profile, rows: np.ndarray[Any, Any], nan_hig
     if order:
         broken.append("order")
         message = message or order
-    return _Placement(tuple(broken), message, pair, common)
+    return _Placement(tuple(broken), message, pair, common, failing)
 
 
 def _pairs(case: Case, rows: np.ndarray[Any, Any]) -> list[tuple[int, int, np.ndarray[Any, Any]]]:
@@ -183,16 +197,20 @@ def _pairs(case: Case, rows: np.ndarray[Any, Any]) -> list[tuple[int, int, np.nd
     return [(p // c, p % c, rows[order[starts[p]:starts[p + 1]], 2]) for p in range(b * c)]
 
 
-def _first_problem(case: Case, reading: Reading, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
-                   nan_high: bool) -> tuple[tuple[int, int], str] | None:
+def _problems(case: Case, reading: Reading, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
+              nan_high: bool, first_only: bool = False) -> list[tuple[tuple[int, int], str]]:
+    """Each batch and class whose set no order of the equal scores gives, with what is wrong."""
     passing = passes_threshold(case.scores, reading, nan_high)
     geometries: dict[int, Geometry] = {}
+    found: list[tuple[tuple[int, int], str]] = []
     for batch, cls, kept in _pairs(case, rows):
         geometry = geometries.setdefault(batch, Geometry.of(case.boxes[batch], reading.center))
         checked = check_class(geometry, rank[batch, cls], passing[batch, cls], kept, reading)
         if checked.problem:
-            return (batch, cls), f"batch {batch}, class {cls}: {checked.problem}"
-    return None
+            found.append(((batch, cls), f"batch {batch}, class {cls}: {checked.problem}"))
+            if first_only:
+                break
+    return found
 
 
 def _is_common(case: Case, reading: Reading, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
@@ -210,10 +228,11 @@ def _explain(case: Case, profile: Profile, rows: np.ndarray[Any, Any], rank: np.
              nan_high: bool) -> list[str]:
     """Which rule a set that no order gives broke: the boundary rules where the other reading of
     a threshold (an IoU at it suppressing, a score at it dropped) gives the set, else selection."""
-    for rules, iou, score in ((["iou-threshold"], True, False), (["score-threshold"], False, True),
+    # The score first: a score at its threshold decides whether a box is a candidate at all.
+    for rules, iou, score in ((["score-threshold"], False, True), (["iou-threshold"], True, False),
                               (["iou-threshold", "score-threshold"], True, True)):
         other = profile.reading(case, suppresses_equal_iou=iou, drops_equal_score=score)
-        if _first_problem(case, other, rows, rank, nan_high) is None:
+        if not _problems(case, other, rows, rank, nan_high, first_only=True):
             return rules
     return ["selection"]
 

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from conformance.operator.record import Operator
 from conformance.ops.nms import build, judge, load, variants
 from conformance.ops.nms.case import Case
 from conformance.ops.nms.report import REPORT, input_line
 from conformance.ops.nms.variants import Variant
+
+if TYPE_CHECKING:
+    from conformance.operator.fuzzing import FuzzSupport
+
+
+def fuzz() -> FuzzSupport:
+    from conformance.ops.nms.fuzz import support  # hypothesis: imported only when fuzzing
+
+    return support()
+
 
 NMS: Operator[Case, Variant] = Operator(
     name="nms",
@@ -20,5 +32,6 @@ NMS: Operator[Case, Variant] = Operator(
     judge=judge.judge,
     describe=input_line,
     report=REPORT,
+    fuzz=fuzz,
     tensor_inputs=load.TENSOR_INPUTS,
 )

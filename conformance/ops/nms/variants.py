@@ -63,6 +63,12 @@ class Variant:
     def cannot_express(self, case: Case) -> str | None:
         if self.kind == "directml":
             return "DirectML has no NonMaxSuppression operator (DML_OPERATOR_TYPE lists none)"
+        # What runs_on leaves out, said for a caller that runs every variant (the fuzzer).
+        if (self.source == "none") != (not case.inputs_given):
+            return ("the case gives the cap or a threshold: its graphs take them" if case.inputs_given
+                    else "the case gives neither the cap nor a threshold: its graph leaves all three out")
+        if self.kind == "openvino" and case.sort_result_descending not in (None, self.sort_descending):
+            return f"the case asks for sort_result_descending {str(case.sort_result_descending).lower()}"
         if self.kind == "onnx" and case.dtype_name not in profiles.ONNX_DTYPES:
             return f"ONNX NonMaxSuppression takes float boxes and scores only, not {case.dtype_name}"
         if self.kind == "openvino" and case.dtype_name not in profiles.OPENVINO_DTYPES:
