@@ -125,6 +125,23 @@ class HangingBackend(_PidTagged):
         return super().run(graph)
 
 
+class HangingWithChildBackend(_PidTagged):
+    """Hangs on the trigger in a child process it started (as IREE's compiler does under its
+    worker), writing the child's pid to CHILD_PID_FILE first."""
+
+    name = "fault-hang-child"
+
+    def run(self, graph: Graph) -> Execution:
+        if _triggered(graph):
+            import subprocess  # noqa: PLC0415 (only where it triggers)
+
+            child = subprocess.Popen(["sleep", "600"])
+            with open(os.environ["TOPK_TEST_CHILD_PID_FILE"], "w") as file:
+                file.write(str(child.pid))
+            child.wait()
+        return super().run(graph)
+
+
 class RaisingBackend(_PidTagged):
     name = "fault-raise"
 

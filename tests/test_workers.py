@@ -17,6 +17,7 @@ from fault_backends import (
     EmulatedAbortingBackend,
     HangingBackend,
     HangingStartBackend,
+    HangingWithChildBackend,
     RaisingBackend,
     SegfaultingAvailabilityBackend,
     SpoilingBackend,
@@ -158,6 +159,31 @@ def test_hang_is_a_crash_naming_the_timeout_and_the_run_goes_on() -> None:
     assert elapsed < 60, f"a 3 s timeout took {elapsed:.0f} s to recover from"
     # What the graph cost, for --shard-timings: the time limit, not nothing.
     assert 3 <= crashed.seconds < 10, crashed.seconds
+
+
+def test_a_killed_worker_takes_the_processes_it_started_with_it(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker killed for a hang kills what its runtime started (IREE's compiler under its
+    worker): nothing of it runs on after the result says `crash`."""
+    pid_file = tmp_path / "child.pid"
+    monkeypatch.setenv("TOPK_TEST_CHILD_PID_FILE", str(pid_file))
+    results, _ = run(HangingWithChildBackend(), timeout=3)
+    _, hung, _ = split_at_trigger(results)
+    assert hung.verdict == "crash", hung
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _running(child):
+        time.sleep(0.1)
+    assert not _running(child), f"the hung worker's child {child} still runs"
+
+
+def _running(pid: int) -> bool:
+    """Whether the process runs (a zombie waiting for its parent does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
 
 
 def test_python_exception_is_an_error_and_keeps_the_worker() -> None:

@@ -244,8 +244,24 @@ def _launch_of(backend: Backend) -> WorkerLaunch | str | None:
     return launch
 
 
+def _kill_group(process: multiprocessing.process.BaseProcess) -> None:
+    """The worker killed with the processes it started (its group, which it leads); where it
+    leads none (it has not got that far), the worker alone."""
+    pid = process.pid
+    if pid is not None:
+        with contextlib.suppress(OSError):
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+    process.kill()
+
+
 def _serve(connection: Connection, pickled: bytes, graph_reuse: bool = True, said: str = "") -> None:
     die_with_parent()  # no orphan after a SIGKILL of the main process
+    # A process group of its own, so that killing the worker kills what its runtime started with
+    # it (IREE's compiler, a converter): killed alone, a hung iree-compile lived on for half an
+    # hour, a core busy, after its worker's graph was out of time.
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     forbid_network_and_installs()  # before the runtime loads: nothing it runs may reach out or install
     if said:
         # What the runtime prints (a Rust panic, a native abort's message, a native log on
@@ -651,7 +667,7 @@ class Worker:
     def fail_start(self, failure: str) -> str:
         """The worker did not start: it is killed, and not tried again."""
         if self._process is not None:
-            self._process.kill()
+            _kill_group(self._process)
             self._process.join(5)
         self._discard()
         self.start_failure = failure
@@ -665,7 +681,7 @@ class Worker:
             if graceful:
                 self._process.join(2)
             if self._process.is_alive():
-                self._process.kill()
+                _kill_group(self._process)
                 self._process.join(5)
         self._discard()
 
