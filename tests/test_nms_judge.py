@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.operator.outcome import Judgement, Outputs
-from conformance.ops.nms import profiles, select
+from conformance.ops.nms import profiles
 from conformance.ops.nms.case import Case
 from conformance.ops.nms.judge import common_answer, judge
 from conformance.ops.nms.profiles import Profile
@@ -381,14 +381,28 @@ def nms_cases(draw: st.DrawFn) -> Case:
                 score_threshold=draw(st.sampled_from(SCORE_THRESHOLDS)), center_point_box=center)
 
 
+def _float32_iou(boxes: np.ndarray, center: bool) -> np.ndarray:
+    """IoU of every pair, in float32 as ONNX's reference evaluator computes it (independent of the judge's code)."""
+    b = boxes.astype(np.float32)
+    if center:
+        half_w, half_h = b[:, 2] / np.float32(2), b[:, 3] / np.float32(2)
+        b = np.stack([b[:, 1] - half_h, b[:, 0] - half_w, b[:, 1] + half_h, b[:, 0] + half_w], axis=1)
+    y1, y2 = np.minimum(b[:, 0], b[:, 2]), np.maximum(b[:, 0], b[:, 2])
+    x1, x2 = np.minimum(b[:, 1], b[:, 3]), np.maximum(b[:, 1], b[:, 3])
+    area = (y2 - y1) * (x2 - x1)
+    h = np.maximum(np.minimum(y2[:, None], y2[None, :]) - np.maximum(y1[:, None], y1[None, :]), np.float32(0))
+    w = np.maximum(np.minimum(x2[:, None], x2[None, :]) - np.maximum(x1[:, None], x1[None, :]), np.float32(0))
+    inter = h * w
+    result: np.ndarray = inter / (area[:, None] + area[None, :] - inter)
+    return result
+
+
 def every_greedy_output(case: Case, profile: Profile, cls: int) -> tuple[set[frozenset[int]], frozenset[int]]:
     """Every set greedy NMS keeps for one class under some order of the equal scores, and the one
     it keeps taking equal scores in ascending box index."""
     reading = profile.reading(case)
     n = case.boxes.shape[1]
-    geometry = select.Geometry.of(case.boxes[0], reading.center)
-    every = np.arange(n)
-    suppresses = select.overlaps(geometry, every, every, reading).exact
+    suppresses = _float32_iou(case.boxes[0], reading.center) > np.float32(reading.iou_threshold)
     scores = [float(s) for s in case.scores[0, cls]]
     t = reading.score_threshold
     candidates = [i for i in range(n) if t is None or scores[i] >= t]

@@ -16,7 +16,7 @@ from conformance.operator.discrepancy import summarized
 from conformance.operator.outcome import Domain, Judgement, Outcome, Outputs, Raised, error_rule
 from conformance.ops.nms.case import Case
 from conformance.ops.nms.profiles import Profile
-from conformance.ops.nms.select import Geometry, Reading, check_class, greedy, passes_threshold, ranks
+from conformance.ops.nms.select import Geometry, Reading, check_class, greedy, keys, passes_threshold
 
 RULES = ("shape", "dtype", "index-range", "index-unique", "selection", "iou-threshold", "score-threshold", "order",
          "scores", "nan-order", "error")
@@ -93,7 +93,8 @@ def _judge_output(case: Case, profile: Profile, outcome: Outputs, domain: Domain
         broken.append("scores")
     placement = _judge_sets(case, profile, rows)
     broken += [rule for rule in placement.broken if rule not in broken]
-    messages = [m for m in (count_problem, score_problem, placement.message) if m]
+    type_problem = f"{SELECTED} is {name_of(indices.dtype)}; want int64" if "dtype" in broken else ""
+    messages = [m for m in (type_problem, count_problem, score_problem, placement.message) if m]
     if broken:
         ordered = tuple(rule for rule in RULES if rule in broken)
         text = f"{', '.join(ordered)} broken under {profile.label}: {'; '.join(messages)}"
@@ -168,24 +169,20 @@ def _judge_sets(case: Case, profile: Profile, rows: np.ndarray[Any, Any]) -> _Pl
 
 
 def _placement(case: Case, profile: Profile, rows: np.ndarray[Any, Any], nan_high: bool) -> _Placement:
-    rank = ranks(case.scores, nan_high)
     broken: list[str] = []
-    message, pair, common = "", (0, 0), True
+    message, pair = "", (0, 0)
     reading = profile.reading(case)
-    problems = _problems(case, reading, rows, rank, nan_high)
+    problems, common = _problems(case, reading, rows, nan_high)
     failing = frozenset(pair for pair, _ in problems)
     if problems:
         pair, message = problems[0]
-        broken = _explain(case, profile, rows, rank, nan_high)
+        broken = _explain(case, profile, rows, nan_high)
         message += _BOUNDARY.get(tuple(broken), "")
-        common = False
-    else:
-        common = _is_common(case, reading, rows, rank, nan_high)
-    order = _order_problem(profile, rows, rank)
+    order = _order_problem(profile, rows, _row_keys(case, rows, nan_high))
     if order:
         broken.append("order")
         message = message or order
-    return _Placement(tuple(broken), message, pair, common, failing)
+    return _Placement(tuple(broken), message, pair, common and not problems, failing)
 
 
 def _pairs(case: Case, rows: np.ndarray[Any, Any]) -> list[tuple[int, int, np.ndarray[Any, Any]]]:
@@ -197,52 +194,49 @@ def _pairs(case: Case, rows: np.ndarray[Any, Any]) -> list[tuple[int, int, np.nd
     return [(p // c, p % c, rows[order[starts[p]:starts[p + 1]], 2]) for p in range(b * c)]
 
 
-def _problems(case: Case, reading: Reading, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
-              nan_high: bool, first_only: bool = False) -> list[tuple[tuple[int, int], str]]:
-    """Each batch and class whose set no order of the equal scores gives, with what is wrong."""
+def _problems(case: Case, reading: Reading, rows: np.ndarray[Any, Any], nan_high: bool,
+              first_only: bool = False) -> tuple[list[tuple[tuple[int, int], str]], bool]:
+    """Each batch and class whose set no order of the equal scores gives, with what is wrong;
+    and whether every set is the common answer's."""
     passing = passes_threshold(case.scores, reading, nan_high)
     geometries: dict[int, Geometry] = {}
     found: list[tuple[tuple[int, int], str]] = []
+    common = True
     for batch, cls, kept in _pairs(case, rows):
-        geometry = geometries.setdefault(batch, Geometry.of(case.boxes[batch], reading.center))
-        checked = check_class(geometry, rank[batch, cls], passing[batch, cls], kept, reading)
+        if batch not in geometries:
+            geometries[batch] = Geometry.of(case.boxes[batch], reading.center)
+        checked = check_class(geometries[batch], keys(case.scores[batch, cls], nan_high), passing[batch, cls], kept,
+                              reading)
+        common = common and checked.common
         if checked.problem:
             found.append(((batch, cls), f"batch {batch}, class {cls}: {checked.problem}"))
             if first_only:
                 break
-    return found
+    return found, common
 
 
-def _is_common(case: Case, reading: Reading, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
-               nan_high: bool) -> bool:
-    passing = passes_threshold(case.scores, reading, nan_high)
-    geometries: dict[int, Geometry] = {}
-    for batch, cls, kept in _pairs(case, rows):
-        geometry = geometries.setdefault(batch, Geometry.of(case.boxes[batch], reading.center))
-        if not check_class(geometry, rank[batch, cls], passing[batch, cls], kept, reading).common:
-            return False
-    return True
+def _row_keys(case: Case, rows: np.ndarray[Any, Any], nan_high: bool) -> np.ndarray[Any, Any]:
+    """The selected rows' scores as keys (their order, NaN placed)."""
+    return keys(case.scores[rows[:, 0], rows[:, 1], rows[:, 2]], nan_high) if len(rows) else np.zeros(0)
 
 
-def _explain(case: Case, profile: Profile, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any],
-             nan_high: bool) -> list[str]:
+def _explain(case: Case, profile: Profile, rows: np.ndarray[Any, Any], nan_high: bool) -> list[str]:
     """Which rule a set that no order gives broke: the boundary rules where the other reading of
     a threshold (an IoU at it suppressing, a score at it dropped) gives the set, else selection."""
     # The score first: a score at its threshold decides whether a box is a candidate at all.
     for rules, iou, score in ((["score-threshold"], False, True), (["iou-threshold"], True, False),
                               (["iou-threshold", "score-threshold"], True, True)):
         other = profile.reading(case, suppresses_equal_iou=iou, drops_equal_score=score)
-        if not _problems(case, other, rows, rank, nan_high, first_only=True):
+        if not _problems(case, other, rows, nan_high, first_only=True)[0]:
             return rules
     return ["selection"]
 
 
-def _order_problem(profile: Profile, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any]) -> str:
+def _order_problem(profile: Profile, rows: np.ndarray[Any, Any], score_rank: np.ndarray[Any, Any]) -> str:
     """Rows out of the order the document states: OpenVINO's per class by descending score, or
     (sort_result_descending) every row by descending score."""
     if profile.order == "none" or len(rows) < 2:
         return ""
-    score_rank = rank[rows[:, 0], rows[:, 1], rows[:, 2]]
     if profile.order == "descending":
         rising = np.flatnonzero(score_rank[1:] > score_rank[:-1])
     else:
@@ -253,10 +247,11 @@ def _order_problem(profile: Profile, rows: np.ndarray[Any, Any], rank: np.ndarra
     return ""
 
 
-def common_order(profile: Profile, rows: np.ndarray[Any, Any], rank: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def common_order(profile: Profile, rows: np.ndarray[Any, Any],
+                 score_rank: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """The rows in the common answer's order for the dialect: by batch, class, descending score
-    and ascending box; with sort_result_descending, by descending score first."""
-    score_rank = rank[rows[:, 0], rows[:, 1], rows[:, 2]] if len(rows) else np.zeros(0, dtype=np.int64)
+    and ascending box; with sort_result_descending, by descending score first. `score_rank`: the
+    rows' score keys."""
     if profile.order == "descending":
         order = np.lexsort((rows[:, 2], rows[:, 1], rows[:, 0], -score_rank))
     else:
@@ -278,27 +273,24 @@ def _differs_from_reference(case: Case, profile: Profile, rows: np.ndarray[Any, 
             return "not the case's expected set of boxes"
     elif not common:
         return "not the common answer's set of boxes (equal scores taken in ascending box index)"
-    if profile.order != "none":
-        rank = ranks(case.scores, nan_high=True)
-        if not np.array_equal(rows, common_order(profile, rows, rank)):
-            return "its rows are in another order than the common answer's (equal scores by ascending box index)"
+    if profile.order != "none" and not np.array_equal(rows, common_order(profile, rows, _row_keys(case, rows, True))):
+        return "its rows are in another order than the common answer's (equal scores by ascending box index)"
     return ""
 
 
 def common_answer(case: Case, profile: Profile, nan_high: bool = True) -> np.ndarray[Any, Any]:
     """The common answer's rows [batch, class, box] in the dialect's order."""
     reading = profile.reading(case)
-    rank = ranks(case.scores, nan_high)
     passing = passes_threshold(case.scores, reading, nan_high)
     found: list[list[int]] = []
     b, c, _ = case.scores.shape
     for batch in range(b):
         geometry = Geometry.of(case.boxes[batch], reading.center)
         for cls in range(c):
-            kept = greedy(geometry, rank[batch, cls], passing[batch, cls], reading)
+            kept = greedy(geometry, keys(case.scores[batch, cls], nan_high), passing[batch, cls], reading)
             found += [[batch, cls, int(box)] for box in kept]
     rows = np.array(found, dtype=np.int64).reshape(-1, 3)
-    return common_order(profile, rows, rank)
+    return common_order(profile, rows, _row_keys(case, rows, nan_high))
 
 
 def _note(case: Case, profile: Profile, rows: np.ndarray[Any, Any], pair: tuple[int, int], rule: str) -> dict[str, Any]:
@@ -309,11 +301,10 @@ def _note(case: Case, profile: Profile, rows: np.ndarray[Any, Any], pair: tuple[
         return {"rule": rule, "sequence": [batch, cls], "input": [], "output": to_jsonable(rows[:, 2]),
                 "expected_output": [], "reference": "the common answer"}
     reading = profile.reading(case)
-    rank = ranks(case.scores, True)
     geometry = Geometry.of(case.boxes[batch], reading.center)
-    passing = passes_threshold(case.scores, reading, True)
+    passing = passes_threshold(case.scores[batch, cls], reading, True)
     kept = rows[(rows[:, 0] == batch) & (rows[:, 1] == cls), 2]
-    answer = greedy(geometry, rank[batch, cls], passing[batch, cls], reading)
+    answer = greedy(geometry, keys(case.scores[batch, cls], True), passing, reading)
     marks = [int(i) for i in np.concatenate([kept, answer])][:5]
     return {"rule": rule, "sequence": [batch, cls], "input": summarized(case.scores[batch, cls], marks),
             "output": to_jsonable(kept), "expected_output": to_jsonable(answer),

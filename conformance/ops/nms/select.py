@@ -96,14 +96,20 @@ class Corners:
 
 @dataclass(frozen=True)
 class Geometry:
-    """One batch's boxes, in float32 as kernels compute IoU, and in float64 near the threshold."""
+    """One batch's boxes, in float32 as kernels compute IoU, and in float64 near the threshold;
+    `finite` where every box has finite corners and a positive area, so that two boxes whose x
+    extents are apart have IoU 0 exactly (what lets pairs be pruned)."""
 
     single: Corners
     double: Corners
+    finite: bool
 
     @classmethod
     def of(cls, boxes: np.ndarray[Any, Any], center: bool) -> Geometry:
-        return cls(Corners.of(boxes, center, np.float32), Corners.of(boxes, center, np.float64))
+        double = Corners.of(boxes, center, np.float64)
+        with np.errstate(invalid="ignore"):
+            finite = bool(np.isfinite(double.area).all() and (double.area > 0).all())
+        return cls(Corners.of(boxes, center, np.float32), double, finite)
 
     @property
     def area(self) -> np.ndarray[Any, Any]:
@@ -112,45 +118,100 @@ class Geometry:
 
 @dataclass(frozen=True)
 class Overlaps:
-    """One [m, p] block of pairs: which suppress under the reading (`certain`), which may go
-    either way (`uncertain`: float32 and float64 disagree near the threshold, or NaN), and which
-    suppress as the common answer computes IoU (`exact`: in float32, as ONNX's reference does)."""
+    """Pairs of boxes (a[i], b[j]) as index arrays, and for each: whether it suppresses under the
+    reading (`certain`), may go either way (`uncertain`: float32 and float64 disagree near the
+    threshold, or NaN), suppresses as the common answer computes IoU (`exact`: in float32, as
+    ONNX's reference does). Pairs left out of a pruned set have IoU 0 and suppress under none."""
 
+    i: np.ndarray[Any, Any]
+    j: np.ndarray[Any, Any]
     certain: np.ndarray[Any, Any]
     uncertain: np.ndarray[Any, Any]
     exact: np.ndarray[Any, Any]
 
 
-def overlaps(geometry: Geometry, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], reading: Reading) -> Overlaps:
+def _judged(geometry: Geometry, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], i: np.ndarray[Any, Any],
+            j: np.ndarray[Any, Any], reading: Reading) -> Overlaps:
     t = reading.iou_threshold
     t32 = np.float32(t)
-    iou = geometry.single.iou(a, b)
+    iou = geometry.single.pairwise(a[i], b[j])
     with np.errstate(invalid="ignore"):
         above = iou > t32
         close = np.abs(iou - t32) <= _RELATIVE * abs(t32)
-        nan = np.isnan(iou)
         certain = above & ~close
-        uncertain = nan.copy()
+        uncertain = np.isnan(iou)
         if close.any():
-            rows, cols = np.nonzero(close)
-            wide = geometry.double.pairwise(a[rows], b[cols])
+            at = np.flatnonzero(close)
+            wide = geometry.double.pairwise(a[i[at]], b[j[at]])
             above_wide = wide > t
-            on = (iou[rows, cols] == t32) | (wide == t)
+            on = (iou[at] == t32) | (wide == t)
             far = np.abs(wide - t) > _ULPS * abs(t)
-            agree = above[rows, cols] == above_wide
-            certain[rows, cols] = (agree & far & above_wide & ~on) | (on & reading.suppresses_equal_iou
-                                                                      & ~above[rows, cols] & ~above_wide)
-            uncertain[rows, cols] = (~on & ~(agree & far)) | (on & (above[rows, cols] | above_wide))
-    return Overlaps(certain, uncertain, above)
+            agree = above[at] == above_wide
+            certain[at] = (agree & far & above_wide & ~on) | (on & reading.suppresses_equal_iou & ~above[at]
+                                                              & ~above_wide)
+            uncertain[at] = (~on & ~(agree & far)) | (on & (above[at] | above_wide))
+    return Overlaps(i, j, certain, uncertain, above)
 
 
-def ranks(scores: np.ndarray[Any, Any], nan_high: bool) -> np.ndarray[Any, Any]:
-    """Dense ranks of scores (equal scores one rank, -0.0 equal to +0.0), NaN above every
-    number or below every number."""
-    values = scores.astype(np.float64)
+def overlaps(geometry: Geometry, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any], reading: Reading) -> Overlaps:
+    """Every pair of a box of `a` with a box of `b` whose IoU is not 0 for certain: all of them,
+    or, where IoU 0 suppresses under no reading asked (a positive threshold, or 0 kept at 0) and
+    every box is finite with an area, only those whose x extents meet (found by sorting `b`)."""
+    if not _prunable(geometry, reading) or not a.size or not b.size:
+        i = np.repeat(np.arange(a.size), b.size)
+        j = np.tile(np.arange(b.size), a.size)
+        return _judged(geometry, a, b, i, j, reading)
+    x1, x2 = geometry.double.x1, geometry.double.x2
+    order = np.argsort(x1[b], kind="stable")
+    starts = x1[b][order]
+    widest = float((x2[b] - x1[b]).max())
+    low = np.searchsorted(starts, x1[a] - widest, side="left")
+    high = np.searchsorted(starts, x2[a], side="right")
+    i, at = _ranges(low, high)
+    return _judged(geometry, a, b, i, order[at], reading)
+
+
+def overlaps_within(geometry: Geometry, a: np.ndarray[Any, Any], reading: Reading) -> Overlaps:
+    """Every pair of two boxes of `a`, once (i < j as positions in `a`), as `overlaps` prunes them:
+    sorted by their left edge, a box meets only those after it that start before its right edge."""
+    if not _prunable(geometry, reading) or a.size < 2:
+        i, j = np.triu_indices(a.size, k=1)
+        return _judged(geometry, a, a, i, j, reading)
+    x1, x2 = geometry.double.x1[a], geometry.double.x2[a]
+    order = np.argsort(x1, kind="stable")
+    starts = x1[order]
+    high = np.searchsorted(starts, x2[order], side="right")
+    first, second = _ranges(np.arange(1, a.size + 1), np.maximum(high, np.arange(1, a.size + 1)))
+    i, j = order[first], order[second]
+    swap = i > j
+    i[swap], j[swap] = j[swap], i[swap]
+    return _judged(geometry, a, a, i, j, reading)
+
+
+def _prunable(geometry: Geometry, reading: Reading) -> bool:
+    """Whether pairs whose x extents are apart (IoU exactly 0) suppress under no reading asked."""
+    t = reading.iou_threshold
+    return geometry.finite and (t > 0 or (t == 0 and not reading.suppresses_equal_iou))
+
+
+def _ranges(low: np.ndarray[Any, Any], high: np.ndarray[Any, Any]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """For each k, the pairs (k, p) with low[k] <= p < high[k], as two index arrays."""
+    counts = high - low
+    total = int(counts.sum())
+    owner = np.repeat(np.arange(low.size), counts)
+    offsets = np.repeat(np.cumsum(counts) - counts, counts)
+    return owner, np.repeat(low, counts) + (np.arange(total) - offsets)
+
+
+def keys(scores: np.ndarray[Any, Any], nan_high: bool) -> np.ndarray[Any, Any]:
+    """Keys ordered as the scores are, equal where they are equal (-0.0 and +0.0 too): the scores
+    themselves in float64 where none is NaN; else dense ranks, NaN above every number or below."""
+    values: np.ndarray[Any, Any] = scores.astype(np.float64)
     nan = np.isnan(values)
+    if not nan.any():
+        return values
     distinct, inverse = np.unique(values[~nan], return_inverse=True)
-    rank = np.empty(values.shape, dtype=np.int64)
+    rank = np.empty(values.shape, dtype=np.float64)
     rank[~nan] = inverse.reshape(-1)
     rank[nan] = len(distinct) if nan_high else -1
     return rank
@@ -180,62 +241,86 @@ class ClassCheck:
     common: bool
 
 
-def check_class(geometry: Geometry, rank: np.ndarray[Any, Any], passing: np.ndarray[Any, Any],
+def _hits(pairs: Overlaps, which: np.ndarray[Any, Any], count: int) -> np.ndarray[Any, Any]:
+    """Per box of `a` (count of them), whether one of its pairs selected by `which` exists."""
+    hit: np.ndarray[Any, Any] = np.bincount(pairs.i[which], minlength=count) > 0
+    return hit
+
+
+def check_class(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarray[Any, Any],
                 kept: np.ndarray[Any, Any], reading: Reading) -> ClassCheck:
     """Whether `kept` (distinct box indices, in range) is a set some order of the equal scores
-    gives, for one batch and class with these score ranks and threshold passes."""
+    gives, for one batch and class with these score keys (ordered as the scores, equal where
+    they are equal) and threshold passes."""
     below = kept[~passing[kept]]
     if below.size:
         return ClassCheck(f"box {int(below[0])} kept, its score below the score threshold", int(below[0]), False)
     cap = max(reading.cap, 0)
     if kept.size > cap:
         return ClassCheck(f"{kept.size} boxes kept, more than the cap of {cap}", int(kept[-1]), False)
-    common = True
     # No two kept boxes overlap.
-    for start in range(0, kept.size, max(1, _CHUNK // max(kept.size, 1))):
-        rows = kept[start:start + max(1, _CHUNK // max(kept.size, 1))]
-        pairs = overlaps(geometry, rows, kept, reading)
-        distinct = rows[:, None] != kept[None, :]
-        clash = pairs.certain & distinct
-        if clash.any():
-            i, j = np.argwhere(clash)[0]
-            return ClassCheck(f"boxes {int(rows[i])} and {int(kept[j])} both kept, their IoU above the threshold",
-                              int(rows[i]), False)
-        common = common and not (pairs.exact & distinct).any()
-    # Every candidate left out is suppressed by a kept box at least as high, or finds the cap reached.
-    left = np.flatnonzero(passing)
-    left = left[~np.isin(left, kept)]
-    kept_rank = rank[kept]
-    order = np.sort(kept_rank)
-    at_least = kept.size - np.searchsorted(order, rank[left], side="left")  # kept with rank >= the box's
-    capped = at_least >= cap
-    higher = kept.size - np.searchsorted(order, rank[left], side="right")  # kept with rank > the box's
-    step = max(1, _CHUNK // max(kept.size, 1))
-    for start in range(0, left.size, step):
-        boxes = left[start:start + step]
-        pairs = overlaps(geometry, boxes, kept, reading)
-        as_high = kept_rank[None, :] >= rank[boxes][:, None]
-        covered = ((pairs.certain | pairs.uncertain) & as_high).any(axis=1) | capped[start:start + step]
-        if not covered.all():
-            u = int(boxes[np.flatnonzero(~covered)[0]])
-            return ClassCheck(f"box {u} left out, though it overlaps no kept box of a score at least its own "
-                              f"and the cap was not reached", u, False)
-        if common:
-            precedes = (kept_rank[None, :] > rank[boxes][:, None]) | (
-                (kept_rank[None, :] == rank[boxes][:, None]) & (kept[None, :] < boxes[:, None]))
-            before = higher[start:start + step] + (
-                (kept_rank[None, :] == rank[boxes][:, None]) & (kept[None, :] < boxes[:, None])).sum(axis=1)
-            common = bool(((pairs.exact & precedes).any(axis=1) | (before >= cap)).all())
+    pairs = overlaps_within(geometry, kept, reading)
+    clash = pairs.certain
+    if clash.any():
+        at = int(np.flatnonzero(clash)[0])
+        first, second = int(kept[pairs.i[at]]), int(kept[pairs.j[at]])
+        return ClassCheck(f"boxes {first} and {second} both kept, their IoU above the threshold", first, False)
+    common = not pairs.exact.any()
+    # Every candidate left out is suppressed by a kept box at least as high, or finds the cap
+    # reached; only those the cap does not explain are compared with the kept boxes.
+    candidate = passing.copy()
+    candidate[kept] = False
+    left = np.flatnonzero(candidate)
+    kept_key = key[kept]
+    order = np.sort(kept_key)
+    at_least = kept.size - np.searchsorted(order, key[left], side="left")  # kept with a key >= the box's
+    higher = kept.size - np.searchsorted(order, key[left], side="right")  # kept with a key > the box's
+    admissible_open = at_least < cap
+    # Kept boxes before the box in the common order: higher keys, then equal keys at lower indices.
+    common_open = higher < cap
+    if common and common_open.any():  # kept boxes of an equal key and lower index precede it too
+        open_at = np.flatnonzero(common_open)
+        before = higher[open_at] + _equal_below(kept, kept_key, key[left[open_at]], left[open_at])
+        common_open[open_at] = before < cap
+    need = admissible_open | (common_open if common else np.zeros_like(admissible_open))
+    boxes = left[need]
+    pairs = overlaps(geometry, boxes, kept, reading)
+    as_high = kept_key[pairs.j] >= key[boxes][pairs.i]
+    covered = _hits(pairs, (pairs.certain | pairs.uncertain) & as_high, boxes.size)
+    uncovered = ~covered & admissible_open[need]
+    if uncovered.any():
+        u = int(boxes[np.flatnonzero(uncovered)[0]])
+        return ClassCheck(f"box {u} left out, though it overlaps no kept box of a score at least its own "
+                          f"and the cap was not reached", u, False)
+    if common:
+        precedes = (kept_key[pairs.j] > key[boxes][pairs.i]) | (
+            (kept_key[pairs.j] == key[boxes][pairs.i]) & (kept[pairs.j] < boxes[pairs.i]))
+        suppressed = _hits(pairs, pairs.exact & precedes, boxes.size)
+        common = bool((suppressed | ~common_open[need]).all())
     return ClassCheck("", -1, common)
 
 
-def greedy(geometry: Geometry, rank: np.ndarray[Any, Any], passing: np.ndarray[Any, Any],
+def _equal_below(kept: np.ndarray[Any, Any], kept_key: np.ndarray[Any, Any], keys: np.ndarray[Any, Any],
+                 boxes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """Per box, how many kept boxes have its key and a lower index."""
+    if not kept.size or not boxes.size:
+        return np.zeros(boxes.size, dtype=np.int64)
+    _, dense = np.unique(np.concatenate([kept_key, keys]), return_inverse=True)
+    dense = dense.reshape(-1).astype(np.int64)
+    width = int(max(kept.max(), boxes.max())) + 1
+    sorted_kept = np.sort(dense[:kept.size] * width + kept)
+    block = dense[kept.size:] * width
+    below: np.ndarray[Any, Any] = np.searchsorted(sorted_kept, block + boxes) - np.searchsorted(sorted_kept, block)
+    return below
+
+
+def greedy(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarray[Any, Any],
            reading: Reading) -> np.ndarray[Any, Any]:
     """The common answer for one batch and class: candidates by descending score, equal scores
     by ascending index, each kept unless its IoU with a kept box is above the threshold
     (compared exactly), at most the cap. For messages and case files: the judge never needs it."""
     candidates = np.flatnonzero(passing)
-    candidates = candidates[np.lexsort((candidates, -rank[candidates]))]
+    candidates = candidates[np.lexsort((candidates, -key[candidates]))]
     kept: list[int] = []
     cap = max(reading.cap, 0)
     for box in candidates:
