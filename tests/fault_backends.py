@@ -133,7 +133,7 @@ class HangingWithChildBackend(_PidTagged):
 
     def run(self, graph: Graph) -> Execution:
         if _triggered(graph):
-            import subprocess  # noqa: PLC0415 (only where it triggers)
+            import subprocess
 
             child = subprocess.Popen(["sleep", "600"])
             with open(os.environ["TOPK_TEST_CHILD_PID_FILE"], "w") as file:
