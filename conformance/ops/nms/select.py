@@ -34,6 +34,7 @@ import numpy as np
 
 _CHUNK = 1 << 18  # pairs compared at a time: bounds the temporaries' memory
 _RELATIVE = 1e-5  # an IoU this close to the threshold (relative) is computed again in float64
+_SLACK = 1e-3  # pairs pruned by the threshold are at least this far below it (relative)
 _ULPS = 1e-6  # closer than this (several float32 steps), float32 kernels may land on either side
 
 
@@ -166,7 +167,7 @@ def overlaps(geometry: Geometry, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any
     starts = x1[b][order]
     widest = float((x2[b] - x1[b]).max())
     low = np.searchsorted(starts, x1[a] - widest, side="left")
-    high = np.searchsorted(starts, x2[a], side="right")
+    high = np.searchsorted(starts, _reach(x1[a], x2[a], reading), side="right")
     i, at = _ranges(low, high)
     return _judged(geometry, a, b, i, order[at], reading)
 
@@ -180,12 +181,22 @@ def overlaps_within(geometry: Geometry, a: np.ndarray[Any, Any], reading: Readin
     x1, x2 = geometry.double.x1[a], geometry.double.x2[a]
     order = np.argsort(x1, kind="stable")
     starts = x1[order]
-    high = np.searchsorted(starts, x2[order], side="right")
+    high = np.searchsorted(starts, _reach(x1[order], x2[order], reading), side="right")
     first, second = _ranges(np.arange(1, a.size + 1), np.maximum(high, np.arange(1, a.size + 1)))
     i, j = order[first], order[second]
     swap = i > j
     i[swap], j[swap] = j[swap], i[swap]
     return _judged(geometry, a, a, i, j, reading)
+
+
+def _reach(x1: np.ndarray[Any, Any], x2: np.ndarray[Any, Any], reading: Reading) -> np.ndarray[Any, Any]:
+    """How far right a box starting at or after a box's own left edge may start and still reach
+    IoU near the threshold t with it: their x overlap must exceed t times the box's width (IoU
+    <= overlap x height / (width x height)), so it starts before x2 - t w (with slack, so that a
+    pair within rounding of t is never left out)."""
+    t = max(reading.iou_threshold, 0.0)
+    reach: np.ndarray[Any, Any] = x2 - t * (1 - _SLACK) * (x2 - x1)
+    return reach
 
 
 def _prunable(geometry: Geometry, reading: Reading) -> bool:
@@ -272,6 +283,8 @@ def check_class(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarr
     candidate[kept] = False
     left = np.flatnonzero(candidate)
     kept_key = key[kept]
+    if kept.size >= cap:  # the cap is reached: a box scoring below every kept one finds it reached
+        left = left[key[left] >= kept_key.min()] if kept.size else left[:0]
     order = np.sort(kept_key)
     at_least = kept.size - np.searchsorted(order, key[left], side="left")  # kept with a key >= the box's
     higher = kept.size - np.searchsorted(order, key[left], side="right")  # kept with a key > the box's
@@ -302,16 +315,17 @@ def check_class(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarr
 
 def _equal_below(kept: np.ndarray[Any, Any], kept_key: np.ndarray[Any, Any], keys: np.ndarray[Any, Any],
                  boxes: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Per box, how many kept boxes have its key and a lower index."""
-    if not kept.size or not boxes.size:
-        return np.zeros(boxes.size, dtype=np.int64)
-    _, dense = np.unique(np.concatenate([kept_key, keys]), return_inverse=True)
-    dense = dense.reshape(-1).astype(np.int64)
-    width = int(max(kept.max(), boxes.max())) + 1
-    sorted_kept = np.sort(dense[:kept.size] * width + kept)
-    block = dense[kept.size:] * width
-    below: np.ndarray[Any, Any] = np.searchsorted(sorted_kept, block + boxes) - np.searchsorted(sorted_kept, block)
-    return below
+    """Per box, how many kept boxes have its key and a lower index (one pass per key a box shares
+    with a kept box: few, where scores are distinct or ties are heavy)."""
+    count = np.zeros(boxes.size, dtype=np.int64)
+    if not boxes.size or not kept.size:
+        return count
+    ordered = np.sort(kept_key)
+    at = np.minimum(np.searchsorted(ordered, keys), ordered.size - 1)
+    for value in np.unique(keys[ordered[at] == keys]):
+        mine = keys == value
+        count[mine] = np.searchsorted(np.sort(kept[kept_key == value]), boxes[mine])
+    return count
 
 
 def greedy(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarray[Any, Any],
