@@ -23,8 +23,8 @@ PACKAGED_FINDINGS = _PACKAGE / "finding_records"
 CHECKOUT_FINDINGS = _PACKAGE.parent / "findings"
 RECORD = "finding.yaml"
 _REF = re.compile(r"^(?P<owner>[^/]+)/(?P<repo>[^#]+)#(?P<number>\d+)$")
-# A finding id as baseline notes and texts name it: OV3, AM-ORTDML5, WGPU8, HM-OV1.
-ID_PATTERN = re.compile(r"\b(?:AM-|HM-)?(?:ORTDML|ORTOV|ORT|OV|REF|DML|TR|WASM|WGPU|IREE|TVM|TG|MNN|LRT)\d+\b")
+# A finding id as baseline notes and texts name it: OV3, AM-ORTDML5, WGPU8, HM-OV1, NMS-OV1.
+ID_PATTERN = re.compile(r"\b(?:AM-|HM-|NMS-)?(?:ORTDML|ORTOV|ORT|OV|REF|DML|TR|WASM|WGPU|IREE|TVM|TG|MNN|LRT)\d+\b")
 
 
 class FindingError(ValueError):
