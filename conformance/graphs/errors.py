@@ -4,6 +4,9 @@ runtime's graph-building API makes that runtime's verdict (it refused a graph)."
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 
 class GraphBuildError(Exception):
     """The graph could not be built or did not pass its checks: a skip."""
@@ -27,3 +30,12 @@ class RuntimeRefused(Exception):
     def __init__(self, api: str, text: str) -> None:
         super().__init__(f"{api} refused the graph: {' '.join(text.split())}")
         self.api = api
+
+
+def built_by(api: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`function(*args, **kwargs)`, a call of a runtime's graph-building API named `api`; what it
+    raises (its own checks: shape inference, attribute rules) is RuntimeRefused."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as exc:
+        raise RuntimeRefused(api, f"{type(exc).__name__}: {exc}") from exc

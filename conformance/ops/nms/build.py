@@ -9,7 +9,6 @@ specification gives for each of them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 from openvino import opset5, opset9
 
 from conformance.core.dtypes import element_type, name_of
-from conformance.graphs.errors import RuntimeRefused
+from conformance.graphs.errors import RuntimeRefused, built_by
 from conformance.operator.attributes import onnx_attributes
 from conformance.operator.graph import Graph, checked_onnx_graph
 from conformance.operator.onnx_model import onnx_model
@@ -83,37 +82,30 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
     return onnx_model(graph, variant.version, check)
 
 
-def _call(api: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    try:
-        return function(*args, **kwargs)
-    except Exception as exc:  # OpenVINO's own checks (shape inference, attribute rules)
-        raise RuntimeRefused(api, f"{type(exc).__name__}: {exc}") from exc
-
-
 def build_openvino(case: Case, variant: Variant) -> ov.Model:
     ops = opset9 if variant.version == 9 else opset5
     api = f"openvino.opset{variant.version}"
     element = _OV_TYPES.get(name_of(case.boxes.dtype))
     if element is None:
         raise RuntimeRefused(f"{api}.parameter", f"no OpenVINO floating-point type for {name_of(case.boxes.dtype)}")
-    boxes = _call(f"{api}.parameter", ops.parameter, list(case.boxes.shape), element, name=BOXES)
-    scores = _call(f"{api}.parameter", ops.parameter, list(case.scores.shape), element, name=SCORES)
+    boxes = built_by(f"{api}.parameter", ops.parameter, list(case.boxes.shape), element, name=BOXES)
+    scores = built_by(f"{api}.parameter", ops.parameter, list(case.scores.shape), element, name=SCORES)
     parameters = [boxes, scores]
     optional: dict[str, Any] = {}
     for name, value in optional_inputs(case):
         if value is None:
             continue
         if variant.source == "constant":
-            optional[name] = _call(f"{api}.constant", ops.constant, value)
+            optional[name] = built_by(f"{api}.constant", ops.constant, value)
         else:
             kind = ov.Type.i64 if value.dtype == np.int64 else ov.Type.f32
-            optional[name] = _call(f"{api}.parameter", ops.parameter, [1], kind, name=name)
+            optional[name] = built_by(f"{api}.parameter", ops.parameter, [1], kind, name=name)
             parameters.append(optional[name])
     for parameter in parameters:
         parameter.output(0).get_tensor().set_names({parameter.get_friendly_name()})
-    node = _call(f"{api}.non_max_suppression", ops.non_max_suppression, boxes, scores, optional.get(CAP),
+    node = built_by(f"{api}.non_max_suppression", ops.non_max_suppression, boxes, scores, optional.get(CAP),
                  optional.get(IOU), optional.get(SCORE),
                  box_encoding="center" if case.center_point_box == 1 else "corner",
                  sort_result_descending=bool(variant.sort_descending), output_type="i64")
-    model: ov.Model = _call("openvino.Model", ov.Model, node.outputs(), parameters, f"nms_{case.id}")
+    model: ov.Model = built_by("openvino.Model", ov.Model, node.outputs(), parameters, f"nms_{case.id}")
     return model

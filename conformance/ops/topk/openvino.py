@@ -4,7 +4,6 @@ API. That API is part of the runtime: where it raises, OpenVINO refused the grap
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,7 +11,7 @@ import openvino as ov
 from openvino import opset1, opset3, opset11
 
 from conformance.core.dtypes import name_of
-from conformance.graphs.errors import RuntimeRefused
+from conformance.graphs.errors import built_by
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.variants import Variant
 
@@ -38,36 +37,29 @@ def k_element_type(variant: Variant) -> str:
     return variant.k_type or "i64"
 
 
-def _call(api: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    try:
-        return function(*args, **kwargs)
-    except Exception as exc:  # OpenVINO's own checks (shape inference, attribute rules)
-        raise RuntimeRefused(api, f"{type(exc).__name__}: {exc}") from exc
-
-
 def build_openvino(case: Case, variant: Variant) -> ov.Model:
-    data = _call("openvino.opset11.parameter", opset11.parameter,
+    data = built_by("openvino.opset11.parameter", opset11.parameter,
                  list(case.x.shape), _ELEMENT_TYPES[name_of(case.x.dtype)], name=X)
     parameters = [data]
     k_type = k_element_type(variant)
     element = getattr(ov.Type, k_type)
     if variant.k_source == "input":
-        k: Any = _call("openvino.opset11.parameter", opset11.parameter, [], element, name=K)
+        k: Any = built_by("openvino.opset11.parameter", opset11.parameter, [], element, name=K)
         parameters.append(k)
     elif k_type in K_NUMPY_TYPES:
-        k = _call("openvino.opset11.constant", opset11.constant, np.array(case.k, dtype=K_NUMPY_TYPES[k_type]))
+        k = built_by("openvino.opset11.constant", opset11.constant, np.array(case.k, dtype=K_NUMPY_TYPES[k_type]))
     else:  # OpenVINO packs sub-byte constants itself
-        k = _call("openvino.op.Constant", ov.op.Constant, element, ov.Shape([]), [case.k])
+        k = built_by("openvino.op.Constant", ov.op.Constant, element, ov.Shape([]), [case.k])
     mode = "max" if case.largest else "min"
     index_type = _INDEX_TYPES[case.index_type or "int32"]
     if variant.version == 11:
-        node = _call("openvino.opset11.topk", opset11.topk,
+        node = built_by("openvino.opset11.topk", opset11.topk,
                      data, k, case.axis, mode, case.sort, index_type, bool(variant.stable))
     elif variant.version == 3:
-        node = _call("openvino.opset3.topk", opset3.topk, data, k, case.axis, mode, case.sort, index_type)
+        node = built_by("openvino.opset3.topk", opset3.topk, data, k, case.axis, mode, case.sort, index_type)
     else:
-        node = _call("openvino.opset1.topk", opset1.topk, data, k, case.axis, mode, case.sort)
-    model: ov.Model = _call("openvino.Model", ov.Model, node.outputs(), parameters, f"topk_{case.id}")
+        node = built_by("openvino.opset1.topk", opset1.topk, data, k, case.axis, mode, case.sort)
+    model: ov.Model = built_by("openvino.Model", ov.Model, node.outputs(), parameters, f"topk_{case.id}")
     return model
 
 
