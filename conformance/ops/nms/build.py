@@ -9,13 +9,11 @@ specification gives for each of them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import onnx
-import openvino as ov
 from onnx import TensorProto, helper, numpy_helper
-from openvino import opset5, opset9
 
 from conformance.core.dtypes import element_type, name_of
 from conformance.graphs.errors import RuntimeRefused, built_by
@@ -25,6 +23,9 @@ from conformance.operator.onnx_model import onnx_model
 from conformance.ops.nms.case import Case
 from conformance.ops.nms.variants import Variant
 
+if TYPE_CHECKING:
+    import openvino as ov
+
 NAME = "NonMaxSuppression"
 BOXES, SCORES = "boxes", "scores"
 CAP, IOU, SCORE = "max_output_boxes_per_class", "iou_threshold", "score_threshold"
@@ -32,8 +33,6 @@ SELECTED = "selected_indices"
 ONNX_OUTPUTS = (SELECTED,)
 OPENVINO_OUTPUTS = (SELECTED, "selected_scores", "valid_outputs")
 OUTPUTS = OPENVINO_OUTPUTS  # every output the operator's graphs give, ONNX's first
-
-_OV_TYPES: dict[str, Any] = {"float16": ov.Type.f16, "bfloat16": ov.Type.bf16, "float32": ov.Type.f32}
 
 
 def optional_inputs(case: Case) -> list[tuple[str, np.ndarray[Any, Any] | None]]:
@@ -83,9 +82,14 @@ def build_onnx(case: Case, variant: Variant, check: bool = True) -> onnx.ModelPr
 
 
 def build_openvino(case: Case, variant: Variant) -> ov.Model:
+    # Imported here, not with the module: importing openvino starts its usage reporting (a client
+    # id under ~/intel), which a run that builds no OpenVINO graph must not cause.
+    import openvino as ov
+    from openvino import opset5, opset9
+
     ops = opset9 if variant.version == 9 else opset5
     api = f"openvino.opset{variant.version}"
-    element = _OV_TYPES.get(name_of(case.boxes.dtype))
+    element = {"float16": ov.Type.f16, "bfloat16": ov.Type.bf16, "float32": ov.Type.f32}.get(name_of(case.boxes.dtype))
     if element is None:
         raise RuntimeRefused(f"{api}.parameter", f"no OpenVINO floating-point type for {name_of(case.boxes.dtype)}")
     boxes = built_by(f"{api}.parameter", ops.parameter, list(case.boxes.shape), element, name=BOXES)
