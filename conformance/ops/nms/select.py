@@ -77,15 +77,8 @@ class Corners:
             y1[np.isnan(ya) | np.isnan(yb) | np.isnan(xa) | np.isnan(xb)] = np.nan
             return cls(y1, x1, y2, x2, (y2 - y1) * (x2 - x1))
 
-    def iou(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """IoU of boxes a (m,) with boxes b (p,): [m, p]; NaN where the union is 0 or a corner NaN."""
-        return self._iou(a[:, None], b[None, :])
-
     def pairwise(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        """IoU of box a[i] with box b[i], for each i."""
-        return self._iou(a, b)
-
-    def _iou(self, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        """IoU of box a[i] with box b[i], for each i; NaN where the union is 0 or a corner NaN."""
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             h = np.minimum(self.y2[a], self.y2[b]) - np.maximum(self.y1[a], self.y1[b])
             w = np.minimum(self.x2[a], self.x2[b]) - np.maximum(self.x1[a], self.x1[b])
