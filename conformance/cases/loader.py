@@ -251,6 +251,13 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def case_from_mapping(raw: dict[str, Any], path: Path, limits: Limits | None = None) -> Case:
+    """One case from a mapping as a case file holds it, its tensors' `data` given as numpy
+    arrays or lists (the `model` command's node inputs, before any is written): checked as a
+    case file's is; raises CaseFieldError naming the field."""
+    return _build_case(raw, path, limits or Limits(), Parsed(raw, {}, 0))
+
+
 def _build_case(raw: Any, path: Path, limits: Limits, parsed: Parsed) -> Case:
     if parsed.suspect:
         found = find_problem(raw, "", parsed)
@@ -340,7 +347,8 @@ def _schema_view(raw: Any) -> Any:
     def emptied(holder: Any, keys: tuple[str, ...]) -> Any:
         if not isinstance(holder, dict):
             return holder
-        return {key: ([] if key in keys and isinstance(value, list) else value) for key, value in holder.items()}
+        return {key: ([] if key in keys and isinstance(value, (list, np.ndarray)) else value)
+                for key, value in holder.items()}
 
     for name in ("input", "boxes", "scores"):
         if name in view:
@@ -381,6 +389,8 @@ def _check_schema(raw: Any, op: str) -> None:
 
 
 def _tensor(data: Any, shape: tuple[int, ...], dtype: np.dtype[Any], where: str) -> np.ndarray[Any, Any]:
+    if isinstance(data, np.ndarray) and data.shape == shape and data.dtype == dtype:
+        return data  # a tensor a model's node was given (case_from_mapping): already what it stands for
     fast = fast_array(data, shape, dtype)
     if fast is not None:
         return fast

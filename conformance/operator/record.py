@@ -15,6 +15,7 @@ import numpy as np
 
 from conformance.operator.graph import Graph
 from conformance.operator.interfaces import Case, Variant
+from conformance.operator.node import NodeCall
 from conformance.operator.outcome import Judgement, Outcome
 from conformance.operator.report import ReportAspects
 
@@ -105,6 +106,11 @@ class Operator(Generic[C, V]):
     # The case fields holding its input tensors (each as `input` is for TopK: dtype, shape,
     # data or a generator); the first is what `input_spec`, `shape` and `dtype` describe.
     tensor_inputs: tuple[str, ...] = ("input",)
+    # A node of a user's model (the `model` command): the ONNX op type its nodes have, and the
+    # case fields that node was (its inputs as tensors, K and the attributes as it had them),
+    # raising NodeUnreadable where it cannot be one. "" / None: not judged inside models.
+    onnx_op_type: str = ""
+    from_node: Callable[[NodeCall], dict[str, Any]] | None = None
 
     @cached_property
     def graph_names(self) -> tuple[str, ...]:

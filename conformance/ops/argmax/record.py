@@ -6,7 +6,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from conformance.operator.record import Operator
-from conformance.ops.argmax import build, judge, load, profiles, proof, variants
+from conformance.ops.argmax import build, judge, load, node, profiles, proof, variants
 from conformance.ops.argmax.case import Case
 from conformance.ops.argmax.report import REPORT
 from conformance.ops.argmax.variants import Variant
@@ -45,6 +45,8 @@ def _record(op: str) -> Operator[Case, Variant]:
         directml_dtypes=profiles.DIRECTML_DTYPES,
         directml_index_type=variants.directml_index_type,
         report=REPORT,
+        onnx_op_type={"argmax": "ArgMax", "argmin": "ArgMin"}[op],
+        from_node=node.from_node,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from conformance.operator.record import Operator
-from conformance.ops.hardmax import build, judge, load, profiles, proof, variants
+from conformance.ops.hardmax import build, judge, load, node, profiles, proof, variants
 from conformance.ops.hardmax.case import Case
 from conformance.ops.hardmax.report import REPORT, input_line
 from conformance.ops.hardmax.variants import Variant
@@ -35,4 +35,6 @@ HARDMAX: Operator[Case, Variant] = Operator(
     fuzz=fuzz,
     directml_dtypes=profiles.DIRECTML_DTYPES,
     report=REPORT,
+    onnx_op_type="Hardmax",
+    from_node=node.from_node,
 )

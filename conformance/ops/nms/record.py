@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from conformance.operator.record import Operator
-from conformance.ops.nms import build, judge, load, variants
+from conformance.ops.nms import build, judge, load, node, variants
 from conformance.ops.nms.case import Case
 from conformance.ops.nms.report import REPORT, input_line
 from conformance.ops.nms.variants import Variant
@@ -34,4 +34,6 @@ NMS: Operator[Case, Variant] = Operator(
     report=REPORT,
     fuzz=fuzz,
     tensor_inputs=load.TENSOR_INPUTS,
+    onnx_op_type="NonMaxSuppression",
+    from_node=node.from_node,
 )

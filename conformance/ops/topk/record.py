@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from conformance.operator.record import Operator
-from conformance.ops.topk import build, judge, load, proof, variants
+from conformance.ops.topk import build, judge, load, node, proof, variants
 from conformance.ops.topk.case import Case
 from conformance.ops.topk.profiles import DIRECTML_DTYPES
 from conformance.ops.topk.report import REPORT
@@ -43,4 +43,6 @@ TOPK: Operator[Case, Variant] = Operator(
     directml_dtypes=DIRECTML_DTYPES,
     directml_index_type=directml_index_type,
     report=REPORT,
+    onnx_op_type="TopK",
+    from_node=node.from_node,
 )
