@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from conformance import fuzz
+from conformance import fuzz, model_command
 from conformance.backends.base import Availability, Backend
 from conformance.backends.record import SetupStep
 from conformance.backends.registry import (
@@ -95,6 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _setup(console, setup_steps()[args.component])
     if args.command == "fuzz":
         return fuzz.main(args, console)
+    if args.command == "model":
+        return model_command.main(args, console)
     if args.command == "findings":
         return findings_cli.main(args, console)
     if args.shard_timings and not args.shard:
@@ -185,6 +187,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--junitxml", type=Path, metavar="FILE", help="also write JUnit XML, one test case per result")
     _corpus.add_parser(commands)
     fuzz.add_parser(commands)
+    model_command.add_parser(commands)
     findings_cli.add_parser(commands)
     setup = commands.add_parser("setup", help="install what a backend needs here (idempotent)")
     steps = setup_steps()

@@ -34,6 +34,10 @@ class Execution:
     placement: str = ""  # what ran the operator's node, as the runtime reports it
     wrapping: str = ""  # how the node was handed to the provider, if not as built
     outputs: Mapping[str, np.ndarray[Any, Any]] = field(default_factory=dict)  # interface 3
+    # A whole model (the `model` command): its nodes of the suite's operators that ran on
+    # something other than the backend's own device (ONNX Runtime's fallback to its CPU
+    # provider), by node name, with where they ran: their answers are not the backend's.
+    elsewhere: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def unanswered(cls, placement: str) -> Execution:
@@ -43,9 +47,11 @@ class Execution:
         return cls(placement=placement)
 
     @classmethod
-    def named(cls, names: Sequence[str], arrays: Sequence[Any], placement: str, wrapping: str = "") -> Execution:
+    def named(cls, names: Sequence[str], arrays: Sequence[Any], placement: str, wrapping: str = "",
+              elsewhere: Mapping[str, str] | None = None) -> Execution:
         """The arrays a runtime returned in the graph's output order, by the graph's names."""
-        return cls(placement=placement, wrapping=wrapping, outputs=dict(zip(names, arrays, strict=True)))
+        return cls(placement=placement, wrapping=wrapping, outputs=dict(zip(names, arrays, strict=True)),
+                   elsewhere=dict(elsewhere or {}))
 
     def outputs_named(self, names: Sequence[str]) -> Outputs:
         """The outputs by name; an interface-2 execution gives `values` and `indices`."""
@@ -86,6 +92,9 @@ class PlacementError(RuntimeError):
 #      packs (`packs` and run_pack(graphs): several graphs, of any cases, run as one model;
 #      conformance/running/runner.py, execute_pack).
 #      timed_elsewhere(): times a runtime measured itself in a process the backend drives.
+#      Whole models (the `model` command): a Graph whose variant's `op` is "model" is a
+#      user's model, run as it is (no one-node placement proof); Execution.elsewhere names
+#      its selection nodes that ran on another device than the backend's.
 INTERFACE_VERSION = 3
 SUPPORTED_INTERFACE_VERSIONS = frozenset({2, 3})
 

@@ -60,9 +60,9 @@ class OrtDml(DeviceIndexedProvider):
         adapter = f"device_id {device_id} ({DEVICE_ENV})" if device_id is not None else "the provider's default"
         return {**super().describe(), "adapter": adapter}
 
-    def session_options(self) -> Any:
+    def session_options(self, cpu_fallback: bool = False) -> Any:
         # The provider's documented requirements: no memory pattern, sequential execution.
-        options = super().session_options()
+        options = super().session_options(cpu_fallback)
         options.enable_mem_pattern = False
         options.execution_mode = ort_module().ExecutionMode.ORT_SEQUENTIAL
         return options

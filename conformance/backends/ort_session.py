@@ -3,7 +3,7 @@ CPU fall-back, and ONNX Runtime's own record of which provider each node was giv
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import onnx
@@ -11,6 +11,7 @@ from onnx import helper
 
 from conformance.backends.base import Availability, Backend, Execution, Graph, PlacementError
 from conformance.backends.compiled import Compiled
+from conformance.ops.registry import OPERATORS
 
 FALLBACK_REFUSED = "fallback to CPU EP has been explicitly disabled"
 IDENTITY_WRAPPING = "identity-before-topk"
@@ -49,6 +50,7 @@ def with_identity_before_topk(model: onnx.ModelProto) -> onnx.ModelProto:
 class _Opened:
     session: Any
     wrapping: str  # IDENTITY_WRAPPING where the provider took the graph behind an Identity only
+    elsewhere: dict[str, str] = field(default_factory=dict)  # a model's selection nodes on another provider
 
 
 class OrtBackend(Backend):
@@ -69,7 +71,9 @@ class OrtBackend(Backend):
         session options name the provider, as a plugin provider's devices do)."""
         return [(self.provider, self.provider_options())]
 
-    def session_options(self) -> Any:
+    def session_options(self, cpu_fallback: bool = False) -> Any:
+        """The options of every session; `cpu_fallback` (a user's whole model) lets ONNX Runtime
+        place what this provider declines on its CPU provider, as it does for any model."""
         options = ort_module().SessionOptions()
         options.log_severity_level = 4  # errors become verdicts; warnings are not results
         options.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
@@ -77,7 +81,7 @@ class OrtBackend(Backend):
         # (graph reuse) and shares the machine with other workers (--jobs); the spinning
         # threads of idle sessions made opening another take 20-100 ms instead of 0.4 ms.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        if self.provider != "CPUExecutionProvider":
+        if self.provider != "CPUExecutionProvider" and not cpu_fallback:
             # Refuse to build a session in which any node falls back to the CPU provider.
             options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
         return options
@@ -116,14 +120,33 @@ class OrtBackend(Backend):
             self._sessions = Compiled()
         opened = self._sessions.get(graph)
         if opened is None:
-            opened = self._sessions.put(graph, self._open(graph.model))
+            opened = self._sessions.put(graph, self._open_model(graph.model) if graph.variant.op == "model"
+                                        else self._open(graph.model))
         try:
             with self.executing():
                 arrays = opened.session.run(None, graph.feeds)
         except Exception:
             self._sessions.isolate(graph, opened)
             raise
-        return Execution.named(graph.outputs, arrays, placement=self.provider, wrapping=opened.wrapping)
+        return Execution.named(graph.outputs, arrays, placement=self.provider, wrapping=opened.wrapping,
+                               elsewhere=opened.elsewhere)
+
+    def _open_model(self, model: onnx.ModelProto) -> _Opened:
+        """A session for a user's whole model, as ONNX Runtime places it: the selection nodes
+        it put on another provider (its CPU fallback) are named, not proven away."""
+        ort = ort_module()
+        with self.compiling():
+            session = ort.InferenceSession(model.SerializeToString(), self.session_options(cpu_fallback=True),
+                                           providers=self.session_providers())
+        judged = {record.onnx_op_type for record in OPERATORS.values()}
+        try:
+            subgraphs = session.get_provider_graph_assignment_info()
+        except Exception:  # no record of placement: every node is said to have run elsewhere than proven
+            return _Opened(session, "", {"*": "unknown (onnxruntime reported no node placement)"}
+                           if self.provider != "CPUExecutionProvider" else {})
+        elsewhere = {node.name: sub.ep_name for sub in subgraphs for node in sub.get_nodes()
+                     if node.op_type in judged and sub.ep_name != self.provider}
+        return _Opened(session, "", elsewhere)
 
     def _open(self, model: onnx.ModelProto) -> _Opened:
         """A session for the graph, placement proven; where the provider declines the graph

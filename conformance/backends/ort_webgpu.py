@@ -64,8 +64,8 @@ class OrtWebGpu(OrtBackend):
     def session_providers(self) -> list[tuple[str, dict[str, str]]] | None:
         return None  # the session options name the plugin's device
 
-    def session_options(self) -> Any:
-        options = super().session_options()
+    def session_options(self, cpu_fallback: bool = False) -> Any:
+        options = super().session_options(cpu_fallback)
         devices = _devices()
         if devices:  # none outside its worker: availability says so, and no session is opened
             options.add_provider_for_devices(devices, self.provider_options())

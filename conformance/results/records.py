@@ -100,6 +100,8 @@ class ResultsFile:
     case_errors: list[str]
     results: list[Result]
     notes: list[str] = field(default_factory=list)  # what reading it dropped (fields unknown here)
+    # The `model` command's models (contract section 9): one entry each, as models/document.py writes it.
+    models: list[dict[str, Any]] = field(default_factory=list)
 
 
 def write_results(path: Path, data: ResultsFile) -> None:
@@ -109,6 +111,8 @@ def write_results(path: Path, data: ResultsFile) -> None:
         "case_errors": data.case_errors,
         "results": [asdict(result) for result in data.results],
     }
+    if data.models:
+        document["models"] = data.models
     atomic_write_text(path, json.dumps(document, indent=1) + "\n")
 
 
@@ -193,11 +197,12 @@ def read_results(path: Path) -> ResultsFile:
     notes = [f"{path}: results[{position}].{key}: a field this topk-conformance does not know (a newer "
              "version's?); dropped" for key, position in unknown.items()]
     notes += [f"{path}: {key}: a top-level field this topk-conformance does not know; dropped"
-              for key in document if key not in ("environment", "backends", "case_errors", "results")]
+              for key in document if key not in ("environment", "backends", "case_errors", "results", "models")]
     if untold:
         notes.append(f"{path}: {untold} results without `op` (a file from before operators were recorded): read as "
                      "TopK's, each through a TopK graph")
-    return ResultsFile(environment, document.get("backends", {}), document.get("case_errors", []), results, notes)
+    return ResultsFile(environment, document.get("backends", {}), document.get("case_errors", []), results, notes,
+                       document.get("models", []))
 
 
 @dataclass
@@ -235,7 +240,9 @@ def merge(files: list[ResultsFile], prefer_later: bool = False) -> Merged:
     left_out = _left_out_everywhere(files, backends)
     if left_out:
         environments["left_out"] = left_out
-    return Merged(ResultsFile(environments, backends, errors, list(merged.values())), conflicts)
+    # A model judged on several machines is several entries: each says where (its backends).
+    models = [model for results_file in files for model in results_file.models]
+    return Merged(ResultsFile(environments, backends, errors, list(merged.values()), models=models), conflicts)
 
 
 def _left_out_everywhere(files: list[ResultsFile], backends: dict[str, dict[str, Any]]) -> list[dict[str, str]]:

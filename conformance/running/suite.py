@@ -35,7 +35,17 @@ from conformance.ops.registry import all_variants
 from conformance.results.records import Result
 from conformance.running.probed import Probed, carried
 from conformance.running.runner import GraphCache, execute, packable
-from conformance.running.workers import RETRIES_AFTER_DEATH, Probe, Worker, crash_result, probe_here, with_deaths
+from conformance.running.workers import (
+    RETRIES_AFTER_DEATH,
+    ModelAnswer,
+    ModelRequest,
+    Probe,
+    Worker,
+    crash_result,
+    probe_here,
+    run_model_here,
+    with_deaths,
+)
 
 Executor = Callable[[Case, Variant], Result]
 # Graphs run as one model: each one's final result, or None (to run alone); None for all
@@ -93,6 +103,12 @@ class Executors:
             return self._first_worker(backend).execute
         self.in_process[backend.name] = backend
         return lambda case, variant: execute(case, backend, variant, self.graphs)
+
+    def for_models(self, backend: Backend) -> Callable[[ModelRequest], ModelAnswer]:
+        """Whole models (the `model` command), one at a time, on the backend's first worker."""
+        if self.isolate:
+            return self._first_worker(backend).run_model
+        return lambda request: run_model_here(backend, request)
 
     def packs_for(self, probed: Probed) -> PackExecutor | None:
         """Packs of graphs on the backend's first worker, waited for (the fuzzer's way); None

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from conformance.backends.base import Availability, Backend, WorkerLaunch
+from conformance.backends.base import Availability, Backend, Graph, WorkerLaunch
 from conformance.backends.record import bound_record
 from conformance.core import machine, scratch
 from conformance.core.offline import forbid_network_and_installs
@@ -59,6 +59,36 @@ class PackRequest:
     """Graphs of several cases, run as one model in the worker (runner.execute_pack)."""
 
     items: tuple[tuple[Case, Variant], ...]
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """A user's whole model (the `model` command), run once in the worker as one graph."""
+
+    graph: Graph
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """What a model's run gave: its outputs by name, or why there are none (`verdict` error:
+    the backend raised; crash: its worker died or hung; skip: it is not available)."""
+
+    outputs: dict[str, Any] | None
+    verdict: str = "pass"
+    message: str = ""
+    placement: str = ""
+    elsewhere: dict[str, str] = dataclasses.field(default_factory=dict)  # Execution.elsewhere
+
+
+def run_model_here(backend: Backend, request: ModelRequest) -> ModelAnswer:
+    """The model run by the backend in this process: an exception is the answer's `error`."""
+    try:
+        execution = backend.run(request.graph)
+        outputs = execution.outputs_named(request.graph.outputs)
+        return ModelAnswer({name: outputs[name] for name in outputs}, placement=execution.placement,
+                           elsewhere=dict(execution.elsewhere))
+    except Exception as exc:
+        return ModelAnswer(None, "error", _where(exc))
 
 
 def isa_of(probe: Probe | None) -> str:
@@ -302,6 +332,9 @@ def _serve(connection: Connection, pickled: bytes, graph_reuse: bool = True, sai
                     reason = f"its answers could not be sent back from the worker: {exception_text(exc)}"
                     connection.send(Probe(Availability(False, reason), {}))
                 continue
+            if isinstance(request, ModelRequest):
+                _answer_model(connection, request, backend)
+                continue
             if isinstance(request, PackRequest):
                 graphs.forget_all()
                 current = None  # the next single request brings its case again
@@ -331,6 +364,14 @@ def _answer(connection: Connection, case: Case, backend: Backend, variant: Varia
     except Exception as exc:
         connection.send(_result(case, backend.name, variant, "error",
                                 f"the result could not be sent back: {exception_text(exc)}", _isa_here(backend)))
+
+
+def _answer_model(connection: Connection, request: ModelRequest, backend: Backend) -> None:
+    answer = run_model_here(backend, request)
+    try:
+        connection.send(answer)
+    except Exception as exc:
+        connection.send(ModelAnswer(None, "error", f"its outputs could not be sent back: {exception_text(exc)}"))
 
 
 def _answer_pack(connection: Connection, request: PackRequest, backend: Backend, graphs: GraphCache) -> None:
@@ -514,6 +555,36 @@ class Worker:
             self._discard()
             return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
                                 self.isa, self._spent(), self.device)
+
+    def run_model(self, request: ModelRequest) -> ModelAnswer:
+        """A whole model, waited for under the time limit: a death or a hang is a `crash`."""
+        if self.start_failure:
+            return ModelAnswer(None, "skip", f"{self.backend.name} is not available: {self.start_failure}")
+        try:
+            connection = self._started()
+        except RuntimeError as exc:
+            return ModelAnswer(None, "crash", str(exc))
+        self.busy, self.died, self.began, self._holds = True, "", time.monotonic(), None
+        if self.said:
+            with contextlib.suppress(OSError):
+                os.truncate(self.said, 0)
+        with contextlib.suppress(OSError):
+            connection.send(request)
+        if not connection.poll(self.timeout):
+            printed = self.printed()
+            self.stop(graceful=False)
+            return ModelAnswer(None, "crash", f"no answer in {self.timeout:g} s; the worker was killed{printed}")
+        try:
+            answer: ModelAnswer = connection.recv()
+            self.busy = False
+            self.served += 1
+            return answer
+        except (EOFError, OSError):
+            self._process.join(5)
+            how = self.died = _signal_name(self._process.exitcode)
+            printed = self.printed()
+            self._discard()
+            return ModelAnswer(None, "crash", f"the worker process died ({how}){printed}")
 
     def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""

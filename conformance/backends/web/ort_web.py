@@ -30,6 +30,7 @@ from conformance.backends.web.browser_host import BrowserHost, NoAdapter
 from conformance.backends.web.environment import PACKAGE, VERSION, WebSetup, default_setup
 from conformance.backends.web.hosts import Host, Hung
 from conformance.backends.web.node_host import NodeHost
+from conformance.ops.registry import OPERATORS
 
 
 class OrtWebBackend(Backend):
@@ -116,8 +117,13 @@ class OrtWebBackend(Backend):
         placed = logged or self._placed.get(request["key"], [])
         if placed:
             self._placed[request["key"]] = placed
+        elsewhere: dict[str, str] = {}
         try:
-            placement = self.check_placement(placed, operator_type(model), "error" in answer)
+            if graph.variant.op == "model":  # a user's whole model: its selection nodes' placement, named
+                elsewhere = self.elsewhere(placed, model)
+                placement = self.provider
+            else:
+                placement = self.check_placement(placed, operator_type(model), "error" in answer)
             reply = protocol.reply(answer)
         except (PlacementError, protocol.WebRefused) as exc:
             if retried:
@@ -125,7 +131,20 @@ class OrtWebBackend(Backend):
             raise
         self.timed_elsewhere(reply.compile_seconds, reply.run_seconds, int(bool(logged)))
         placement = f"{placement}; {retried}" if retried else placement
-        return Execution.named(graph.outputs, reply.arrays, placement=placement)
+        return Execution.named(graph.outputs, reply.arrays, placement=placement, elsewhere=elsewhere)
+
+    def elsewhere(self, placed: list[str], model: onnx.ModelProto) -> dict[str, str]:
+        """The model's selection op types (`op:TopK`) the log puts on another provider, or
+        says nothing of: their nodes' answers are not this provider's."""
+        providers = protocol.placements(placed) or {}
+        judged = {record.onnx_op_type for record in OPERATORS.values()}
+        present = {node.op_type for node in model.graph.node if node.op_type in judged}
+        found = {}
+        for op_type in sorted(present):
+            where = providers.get(op_type) or providers.get("*") or set()
+            if where != {self.provider}:
+                found[f"op:{op_type}"] = ", ".join(sorted(where)) or "a provider ONNX Runtime Web's log does not name"
+        return found
 
     def _asked(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str], str]:
         """The host's reply, the log lines and a note: a request whose host hung is asked once

@@ -1,0 +1,196 @@
+"""`topk-conformance model`: a user's ONNX model on backends, its selection nodes judged by
+their operators' rules for the input each backend gave them, and where the backends part
+(contract section 9)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from conformance.backends.base import Backend
+from conformance.backends.registry import all_backends, by_name
+from conformance.core.atomic_files import WriteError
+from conformance.core.options import positive_seconds
+from conformance.core.text import printable
+from conformance.models.capture import by_op_type, captured_model, judged_nodes
+from conformance.models.document import model_entry, write_cases
+from conformance.models.judging import CLASSES
+from conformance.models.outcome import ModelOutcome, judged
+from conformance.models.running import BackendRun, model_graph, run_on
+from conformance.models.source import FILLS, ModelError, filled_inputs, parse_shape, read_inputs, read_model
+from conformance.report.render import write_report
+from conformance.results.records import ResultsFile, environment, write_results
+from conformance.running.suite import Executors
+from conformance.running.workers import ModelAnswer
+
+DEFAULT_OUT = Path("reports/model")
+DEFAULT_TIMEOUT = 300.0  # a model's run, compilation included (a detector on a compiler takes minutes)
+
+
+def _shape(text: str) -> tuple[str, int]:
+    try:
+        return parse_shape(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parser(commands: Any) -> None:
+    command = commands.add_parser(
+        "model", help="judge every TopK, ArgMax, ArgMin, Hardmax and NonMaxSuppression node of an ONNX model on "
+        "backends, and say where they part")
+    command.add_argument("model", type=Path, metavar="MODEL.onnx")
+    given = command.add_mutually_exclusive_group()
+    given.add_argument("--inputs", type=Path, metavar="FILE.npz", help="the model's inputs, by name")
+    given.add_argument("--fill", choices=FILLS, default="random",
+                       help="inputs made for it (default: random); tiles repeats one random patch, the flat input "
+                       "on which detectors and classifiers meet equal scores")
+    command.add_argument("--seed", type=int, default=0, metavar="N", help="for random and tiles (default: 0)")
+    command.add_argument("--shape", type=_shape, action="append", default=[], metavar="NAME=N",
+                         help="the size of a symbolic dimension of an input")
+    command.add_argument("--backend", action="append", metavar="NAME",
+                         help="repeatable; default: every available backend that runs ONNX graphs")
+    command.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                         help=f"results.json, report.html and cases/ (default: {DEFAULT_OUT})")
+    command.add_argument("--timeout", type=positive_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                         help=f"for each run of the model on a backend (default: {DEFAULT_TIMEOUT:g})")
+    command.add_argument("--strict", action="store_true",
+                         help="exit 1 when a node fails on a backend (a model's own CI); else 0")
+
+
+def _backends(names: list[str] | None) -> list[Backend]:
+    if names:
+        return by_name(names)
+    return [backend for backend in all_backends() if backend.by_default and "onnx" in backend.kinds]
+
+
+def main(args: argparse.Namespace, console: Console) -> int:
+    try:
+        source = read_model(args.model)
+        shapes = dict(args.shape)
+        feeds = (read_inputs(source, args.inputs, shapes) if args.inputs
+                 else filled_inputs(source, args.fill, args.seed, shapes))
+    except ModelError as exc:
+        return _refused(str(exc))
+    try:
+        candidates = _backends(args.backend)
+    except KeyError as exc:
+        return _refused(str(exc.args[0]))
+    nodes = judged_nodes(source.model)
+    if not nodes:
+        kinds = ", ".join(by_op_type())
+        console.print(f"{args.model}: no node of {kinds}; nothing to judge", markup=False)
+        return 0
+    inputs = {name: {"dtype": str(array.dtype), "shape": list(array.shape),
+                     "from": str(args.inputs) if args.inputs else f"--fill {args.fill} --seed {args.seed}"}
+              for name, array in feeds.items()}
+    console.print(f"{args.model}: {len(nodes)} judged nodes ({_count(nodes)}), opset {source.opset}", markup=False)
+    outcome = _run(source, feeds, nodes, candidates, inputs, args, console)
+    try:
+        cases = write_cases(outcome, args.out)
+        data = ResultsFile(environment(), outcome.runs_info, [], [], models=[model_entry(outcome, cases, args.out)])
+        write_results(args.out / "results.json", data)
+        write_report(args.out / "report.html", data)
+    except WriteError as exc:
+        return _refused(str(exc))
+    _print(outcome, console)
+    console.print(f"wrote {args.out / 'results.json'}, {args.out / 'report.html'} and {len(cases)} case files",
+                  markup=False)
+    failing = outcome.failing()
+    return 1 if args.strict and failing else 0
+
+
+def _count(nodes: Sequence[Any]) -> str:
+    counts: dict[str, int] = {}
+    for node in nodes:
+        counts[node.op_type] = counts.get(node.op_type, 0) + 1
+    return ", ".join(f"{count} {op_type}" for op_type, count in counts.items())
+
+
+def _run(source: Any, feeds: dict[str, np.ndarray[Any, Any]], nodes: list[Any], candidates: list[Backend],
+         inputs: dict[str, Any], args: argparse.Namespace, console: Console) -> ModelOutcome:
+    capture = captured_model(source.model, nodes)
+    model_outputs = tuple(value.name for value in source.model.graph.output)
+    captured = model_graph(capture.model, source.opset, feeds, capture.outputs)
+    untouched = model_graph(source.model, source.opset, feeds, model_outputs)
+    executors = Executors(timeout=args.timeout)
+    runs: dict[str, BackendRun] = {}
+    info: dict[str, Any] = {}
+    try:
+        console.print(f"asking {len(candidates)} backends whether they can run here", markup=False)
+        for probed in executors.probe(candidates):
+            info[probed.name] = probed.description()
+            if not probed.available:
+                if args.backend:  # named: said as a skip; else left out, as a default run does
+                    reason = f"{probed.name} is not available: {probed.availability.reason}"
+                    runs[probed.name] = BackendRun(ModelAnswer(None, "skip", reason), ModelAnswer(None, "skip", reason))
+                continue
+            began = time.monotonic()
+            runs[probed.name] = run_on(executors.for_models(probed.backend), captured, untouched)
+            answer = runs[probed.name].captured
+            said = "ran" if answer.outputs is not None else f"{answer.verdict}: {printable(answer.message)[:200]}"
+            console.print(f"  {probed.name}: {said} ({time.monotonic() - began:.1f} s)", markup=False)
+    finally:
+        executors.close()
+    outcome = judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors)
+    outcome.runs_info = info
+    return outcome
+
+
+def _print(outcome: ModelOutcome, console: Console) -> None:
+    table = Table(title=f"{outcome.source.path.name}: judged nodes")
+    table.add_column("#")
+    table.add_column("node")
+    for backend in outcome.runs:
+        table.add_column(backend)
+    table.add_column("between backends")
+    for node in outcome.nodes:
+        counts: dict[str, int] = {}
+        for _, _, kind, _ in node.pairs:
+            counts[kind] = counts.get(kind, 0) + 1
+        classes = ", ".join(f"{kind} {counts[kind]}" for kind in CLASSES if kind in counts)
+        table.add_row(str(node.node.position), Text(f"{node.node.name} ({node.node.op_type})"),
+                      *(Text(_verdict_text(verdict.verdict, verdict.rules)) for verdict in node.verdicts.values()),
+                      classes)
+    console.print(table)
+    parting = outcome.parting
+    if parting is None:
+        console.print("where the backends part: at no judged node", markup=False)
+    else:
+        answers = _groups(parting.answer_groups())
+        console.print(f"where the backends part: node {parting.node.position}, {parting.node.name} "
+                      f"({parting.node.op_type}, {parting.node.where}); its answers: {answers}", markup=False)
+        for kind in ("fail", "flipped", "admitted"):
+            pairs = [(a, b, message) for a, b, found, message in parting.pairs if found == kind]
+            if pairs:
+                a, b, message = pairs[0]
+                more = f" and {len(pairs) - 1} more pairs" if len(pairs) > 1 else ""
+                console.print(f"  {kind}: {a} and {b}{more}" + (f": {message}" if message else ""), markup=False)
+    for value in outcome.source.model.graph.output:
+        groups = outcome.output_groups(value.name)
+        if len(groups) > 1:
+            console.print(f"model output {value.name}: {_groups(groups)}", markup=False)
+
+
+def _groups(groups: list[list[str]]) -> str:
+    if len(groups) == 1:
+        return "all equal"
+    return "; ".join(f"answer {chr(ord('A') + at)} from {', '.join(members)}" for at, members in enumerate(groups))
+
+
+def _verdict_text(verdict: str, rules: Sequence[str]) -> str:
+    return verdict + (f" [{', '.join(rules)}]" if rules else "")
+
+
+def _refused(line: str) -> int:
+    import sys
+
+    print(f"topk-conformance: {printable(line)}", file=sys.stderr)
+    return 2

@@ -1,0 +1,185 @@
+"""The nodes of a model the suite judges, and a copy of the model in which each one's inputs
+and outputs are graph outputs, so that a backend's run hands them back (contract section 9).
+The copy is made in memory; the user's file is never written."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from conformance.operator.record import Operator
+from conformance.ops.registry import OPERATORS
+
+SUBGRAPH_ATTRIBUTES = ("then_branch", "else_branch", "body")
+
+
+def by_op_type() -> dict[str, Operator[Any, Any]]:
+    """The operators judged inside models, by the ONNX op type of their nodes."""
+    return {record.onnx_op_type: record for record in OPERATORS.values() if record.onnx_op_type and record.from_node}
+
+
+@dataclass(frozen=True)
+class JudgedNode:
+    """One node of a judged operator, in the order the model runs them."""
+
+    position: int  # among the judged nodes, in the order the model lists (and so runs) them
+    name: str  # the node's name, or one made from its op type and position where it has none
+    op: str  # the operator record's name
+    op_type: str
+    where: str  # "main graph", or the If branch or Loop body that holds it
+    inputs: tuple[str, ...]  # "" for an input left out
+    outputs: tuple[str, ...]
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    not_captured: str = ""  # why its tensors are not captured ("": they are)
+    # In an If branch of the main graph: the If's condition tensor, and whether the branch is
+    # the one a true condition runs.
+    condition: str = ""
+    runs_when: bool = True
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The copy of the model, its outputs in order (the model's own first), and where each
+    captured tensor comes back: tensor name -> output name."""
+
+    model: onnx.ModelProto
+    outputs: tuple[str, ...]
+    tensors: Mapping[str, str]
+
+
+def judged_nodes(model: onnx.ModelProto) -> list[JudgedNode]:
+    """Every node of a judged operator, in the main graph and in the branches and bodies of its
+    If and Loop nodes, depth first in the order the graphs list them. The main graph's and
+    those of its If nodes' branches are captured; deeper ones and Loop bodies are listed,
+    with why not."""
+    operators = by_op_type()
+    found: list[JudgedNode] = []
+
+    def visit(graph: onnx.GraphProto, where: str, depth: int, condition: str, runs_when: bool) -> None:
+        for number, node in enumerate(graph.node):
+            if node.domain in ("", "ai.onnx") and node.op_type in operators:
+                not_captured = ""
+                if depth > 1 or (depth == 1 and not condition):
+                    not_captured = (f"inside {where}: this version captures the main graph and the branches of its "
+                                    "If nodes")
+                found.append(JudgedNode(
+                    len(found), node.name or f"{node.op_type}_{len(found)}", operators[node.op_type].name,
+                    node.op_type, where, tuple(node.input), tuple(node.output),
+                    {a.name: helper.get_attribute_value(a) for a in node.attribute
+                     if a.type != onnx.AttributeProto.GRAPH},
+                    not_captured, condition if depth == 1 else "", runs_when,
+                ))
+            for attribute in node.attribute:
+                if attribute.type == onnx.AttributeProto.GRAPH and attribute.name in SUBGRAPH_ATTRIBUTES:
+                    label = f"{node.op_type} {node.name or '#' + str(number)} {attribute.name}"
+                    branch = node.op_type == "If" and depth == 0
+                    visit(attribute.g, label, depth + 1, node.input[0] if branch else "",
+                          attribute.name == "then_branch")
+
+    visit(model.graph, "main graph", 0, "", True)
+    return found
+
+
+def constants(model: onnx.ModelProto) -> dict[str, np.ndarray[Any, Any]]:
+    """The main graph's initializers: inputs a node gets that no run returns."""
+    return {initializer.name: numpy_helper.to_array(initializer) for initializer in model.graph.initializer}
+
+
+def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
+    """A copy with the model's own outputs first, then each captured node's inputs and outputs
+    (those not already outputs, not initializers, not graph inputs) as outputs typed as shape
+    inference finds them. A tensor made inside an If branch leaves the branch as an extra
+    output of the If (the other branch gives an empty tensor of its type in that place), and
+    the If's condition is captured too, to tell which branch ran."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    _name_nodes(copy.graph, nodes)
+    inferred = _inferred(model)
+    given = set(constants(model)) | {value.name for value in model.graph.input}
+    outputs = [value.name for value in model.graph.output]
+    tensors: dict[str, str] = {name: name for name in outputs}
+    types = _types(inferred.graph)
+    made_in_branches = _branch_tensors(inferred.graph)
+    for node in nodes:
+        if node.not_captured:
+            continue
+        for name in (*node.inputs, *node.outputs, *([node.condition] if node.condition else [])):
+            if not name or name in given or name in tensors:
+                continue
+            if name in made_in_branches:
+                tensors[name] = _through_if(copy.graph, made_in_branches[name], name)
+            else:
+                tensors[name] = name
+                copy.graph.output.append(types.get(name) or helper.make_empty_tensor_value_info(name))
+            outputs.append(tensors[name])
+    return Capture(copy, tuple(outputs), tensors)
+
+
+def _name_nodes(graph: onnx.GraphProto, nodes: list[JudgedNode]) -> None:
+    """Main-graph judged nodes without a name get the one the results give them, so that a
+    runtime's record of where each node ran can be matched to them."""
+    named = {node.outputs: node.name for node in nodes if node.where == "main graph"}
+    for node in graph.node:
+        if not node.name and tuple(node.output) in named:
+            node.name = named[tuple(node.output)]
+
+
+def _inferred(model: onnx.ModelProto) -> onnx.ModelProto:
+    """The model as ONNX's shape inference types it (as it is where it cannot: a model over
+    2 GB, an operator it does not know)."""
+    try:
+        return onnx.shape_inference.infer_shapes(model)
+    except Exception:
+        return model
+
+
+def _types(graph: onnx.GraphProto) -> dict[str, onnx.ValueInfoProto]:
+    found = {}
+    for value in (*graph.value_info, *graph.output):
+        if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type:
+            kept = onnx.ValueInfoProto()
+            kept.CopyFrom(value)
+            found[value.name] = kept
+    return found
+
+
+def _branch_tensors(graph: onnx.GraphProto) -> dict[str, tuple[int, str, onnx.ValueInfoProto | None]]:
+    """Tensors made inside a branch of one of the main graph's If nodes: (the If's position,
+    the branch, the tensor's type where inference found one)."""
+    found: dict[str, tuple[int, str, onnx.ValueInfoProto | None]] = {}
+    for position, node in enumerate(graph.node):
+        if node.op_type != "If":
+            continue
+        for attribute in node.attribute:
+            if attribute.name in ("then_branch", "else_branch"):
+                types = _types(attribute.g)
+                for inner in attribute.g.node:
+                    for name in inner.output:
+                        if name:
+                            found[name] = (position, attribute.name, types.get(name))
+    return found
+
+
+def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProto | None], name: str) -> str:
+    """The tensor as an extra output of its If (in the copy): the branch that makes it outputs
+    it, the other an empty tensor of its element type; returns the If's new output's name."""
+    position, branch, value = made
+    if_node = graph.node[position]
+    elem_type = value.type.tensor_type.elem_type if value is not None else onnx.TensorProto.FLOAT
+    outer = f"{name}__captured"
+    for attribute in if_node.attribute:
+        if attribute.name == branch:
+            attribute.g.output.append(helper.make_tensor_value_info(name, elem_type, None))
+        elif attribute.name in ("then_branch", "else_branch"):
+            empty = f"{name}__not_run"
+            attribute.g.node.append(helper.make_node(
+                "Constant", [], [empty], value=helper.make_tensor(empty, elem_type, [0], [])))
+            attribute.g.output.append(helper.make_tensor_value_info(empty, elem_type, None))
+    if_node.output.append(outer)
+    graph.output.append(helper.make_tensor_value_info(outer, elem_type, None))
+    return outer

@@ -1,0 +1,155 @@
+"""A model's outcome on several backends, as results.json's `models` entry holds it: each node
+per backend, each pair's class, the model's outputs compared, and where the backends part."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from conformance.models.capture import JudgedNode, constants
+from conformance.models.judging import NodeVerdict, judge_node, pair_class
+from conformance.models.running import BackendRun
+from conformance.models.source import ModelSource
+
+PARTING = ("admitted", "flipped", "fail")  # classes where two backends' choices differ
+
+
+@dataclass
+class NodeOutcome:
+    node: JudgedNode
+    verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
+    pairs: list[tuple[str, str, str, str]] = field(default_factory=list)  # (a, b, class, message)
+
+    def answer_groups(self) -> list[list[str]]:
+        """The backends that answered at this node, grouped by equal outputs."""
+        return grouped({backend: verdict.outputs for backend, verdict in self.verdicts.items()
+                        if verdict.outputs and all(output is not None for output in verdict.outputs)})
+
+
+@dataclass
+class ModelOutcome:
+    source: ModelSource
+    inputs: dict[str, Any]  # name -> dtype, shape and where it came from
+    runs: dict[str, BackendRun]
+    nodes: list[NodeOutcome]
+    outputs: list[tuple[str, str, str, str]]  # (output, a, b, how they compare)
+    captured_changed: dict[str, str]  # backend -> how capturing changed the model's own outputs
+    runs_info: dict[str, Any] = field(default_factory=dict)  # each backend's description, as results.json's `backends`
+
+    @property
+    def parting(self) -> NodeOutcome | None:
+        """The first judged node, in the order the model runs them, where two backends' choices differ."""
+        return next((node for node in self.nodes if any(pair[2] in PARTING for pair in node.pairs)), None)
+
+    def output_groups(self, name: str) -> list[list[str]]:
+        """The backends that gave the model's output `name`, grouped by equal answers."""
+        given = {backend: run.untouched.outputs[name] for backend, run in self.runs.items()
+                 if run.untouched.outputs is not None and name in run.untouched.outputs}
+        return grouped(given)
+
+    def failing(self) -> list[tuple[NodeOutcome, str]]:
+        return [(node, backend) for node in self.nodes for backend, verdict in node.verdicts.items()
+                if verdict.verdict == "fail"]
+
+
+def grouped(given: Mapping[str, Any]) -> list[list[str]]:
+    """Names grouped by equal arrays (or tuples of arrays), in the order first seen."""
+    groups: list[tuple[Any, list[str]]] = []
+    for name, value in given.items():
+        for first, members in groups:
+            if _same(first, value):
+                members.append(name)
+                break
+        else:
+            groups.append((value, [name]))
+    return [members for _, members in groups]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if a is None or b is None:
+        return a is b
+    x, y = np.asarray(a), np.asarray(b)
+    return x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndarray[Any, Any]],
+                  feeds: Mapping[str, np.ndarray[Any, Any]], source: ModelSource, backend: str,
+                  captured: Mapping[str, str]) -> NodeVerdict:
+    if node.not_captured:
+        return NodeVerdict("skip", message=node.not_captured)
+    answer = run.captured
+    if answer.outputs is None:
+        return NodeVerdict(answer.verdict, message=answer.message)
+    ran = (answer.elsewhere.get(node.name) or answer.elsewhere.get(f"op:{node.op_type}")
+           or answer.elsewhere.get("*"))
+    if ran:
+        return NodeVerdict("skip", message=f"the node ran on {ran}, not on {backend}'s own device "
+                           f"({answer.placement}): its answer is not {backend}'s")
+    tensors = {**fixed, **feeds, **{name: answer.outputs[output] for name, output in captured.items()
+                                    if output in answer.outputs}}
+    if node.condition:
+        condition = tensors.get(node.condition)
+        if condition is not None and bool(np.asarray(condition).reshape(-1)[0]) != node.runs_when:
+            return NodeVerdict("skip", message=f"its branch did not run on {backend} (the If's condition was "
+                               f"{not node.runs_when})")
+    case_id = f"model-{source.path.stem}-{node.name}-{backend}".lower()
+    return judge_node(node, tensors, source.opset, source.path, "".join(c if c.isalnum() or c in "._-" else "-"
+                                                                          for c in case_id))
+
+
+def judged(source: ModelSource, inputs: dict[str, Any], feeds: Mapping[str, np.ndarray[Any, Any]],
+           nodes: list[JudgedNode], runs: dict[str, BackendRun], model_outputs: tuple[str, ...],
+           captured: Mapping[str, str]) -> ModelOutcome:
+    """Each node judged on each backend, each pair classed, the model's outputs compared;
+    `captured` says which output of the copy holds each captured tensor."""
+    fixed = constants(source.model)
+    outcomes = []
+    for node in nodes:
+        outcome = NodeOutcome(node, {name: _node_verdict(node, run, fixed, feeds, source, name, captured)
+                                     for name, run in runs.items()})
+        for a, b in itertools.combinations(runs, 2):
+            kind, message = pair_class(node, outcome.verdicts[a], outcome.verdicts[b], source.opset, source.path)
+            outcome.pairs.append((a, b, kind, message))
+        outcomes.append(outcome)
+    outputs = [(name, a, b, _compared(runs[a].untouched.outputs, runs[b].untouched.outputs, name))
+               for name in model_outputs for a, b in itertools.combinations(runs, 2)]
+    changed = {name: how for name, run in runs.items() if (how := _capture_changed(run, model_outputs))}
+    return ModelOutcome(source, inputs, runs, outcomes, outputs, changed)
+
+
+def _compared(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, name: str) -> str:
+    if a is None or b is None or name not in a or name not in b:
+        return "not compared: a backend gave no output"
+    x, y = np.asarray(a[name]), np.asarray(b[name])
+    if x.dtype != y.dtype:
+        return f"differ: element types {x.dtype} and {y.dtype}"
+    if x.shape != y.shape:
+        return f"differ: shapes {list(x.shape)} and {list(y.shape)}"
+    if x.dtype == y.dtype and x.tobytes() == y.tobytes():
+        return "equal"
+    if np.issubdtype(x.dtype, np.number) and np.issubdtype(y.dtype, np.number) and x.size:
+        with np.errstate(invalid="ignore"):
+            largest = float(np.nanmax(np.abs(x.astype(np.float64) - y.astype(np.float64))))
+        return f"differ: {int(np.count_nonzero(x != y))} of {x.size} elements, by at most {largest:.3g}"
+    return "differ"
+
+
+def _capture_changed(run: BackendRun, model_outputs: tuple[str, ...]) -> str:
+    """How the copy's own outputs differ from the untouched model's on the same backend
+    (capturing made the backend run something else: a fused node, an inlined branch)."""
+    if run.captured.outputs is None or run.untouched.outputs is None:
+        return ""
+    differing = [name for name in model_outputs
+                 if _compared(run.captured.outputs, run.untouched.outputs, name) != "equal"]
+    return f"the copy's outputs {', '.join(differing)} differ from the untouched model's" if differing else ""
+
+
+def case_path(out: Path, case_id: str) -> Path:
+    return out / "cases" / f"{case_id}.yaml"

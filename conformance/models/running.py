@@ -1,0 +1,56 @@
+"""A model run on each backend: the captured copy (its selection nodes' tensors as outputs)
+and the untouched model, each once, each in the backend's worker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import onnx
+
+from conformance.backends.base import Graph
+from conformance.running.workers import ModelAnswer, ModelRequest
+
+RunModel = Callable[[ModelRequest], ModelAnswer]
+
+
+@dataclass(frozen=True)
+class ModelVariant:
+    """What a backend's run() reads of a graph's variant, for a user's model: an ONNX graph."""
+
+    op: ClassVar[str] = "model"
+    kind: ClassVar[str] = "onnx"
+    version: int  # the model's opset
+    graph: ClassVar[str] = "model"
+    k_label: ClassVar[str] = ""
+    x_shape: ClassVar[str] = "static"
+    label: ClassVar[str] = "model"
+
+    def runs_on(self, case: Any) -> bool:
+        return True
+
+    def cannot_express(self, case: Any) -> str | None:
+        return None
+
+    def profile(self, case: Any) -> Any:
+        return None
+
+
+@dataclass(frozen=True)
+class BackendRun:
+    captured: ModelAnswer  # the copy whose outputs hold the selection nodes' tensors
+    untouched: ModelAnswer  # the user's model as it is
+
+
+def model_graph(model: onnx.ModelProto, opset: int, feeds: Mapping[str, np.ndarray[Any, Any]],
+                outputs: tuple[str, ...]) -> Graph:
+    return Graph(ModelVariant(opset), model, dict(feeds), outputs=outputs)
+
+
+def run_on(run: RunModel, captured: Graph, untouched: Graph) -> BackendRun:
+    """Both graphs on one backend's worker; the untouched model is run even where the copy
+    failed, so that a backend that cannot run the copy is told apart from one that cannot
+    run the model."""
+    return BackendRun(run(ModelRequest(captured)), run(ModelRequest(untouched)))
