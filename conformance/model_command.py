@@ -5,12 +5,10 @@ their operators' rules for the input each backend gave them, and where the backe
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -20,15 +18,14 @@ from conformance.backends.registry import all_backends, by_name
 from conformance.core.atomic_files import WriteError
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
-from conformance.models.capture import by_op_type, captured_model, judged_nodes
+from conformance.models.capture import by_op_type, judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
-from conformance.models.outcome import ModelOutcome, judged
-from conformance.models.running import BackendRun, model_graph, run_on
+from conformance.models.outcome import ModelOutcome
+from conformance.models.session import judge_model
 from conformance.models.source import FILLS, ModelError, filled_inputs, parse_shape, read_inputs, read_model
 from conformance.report.render import write_report
 from conformance.results.records import ResultsFile, environment, write_results
-from conformance.running.suite import Executors
 from conformance.running.workers import ModelAnswer
 
 DEFAULT_OUT = Path("reports/model")
@@ -92,7 +89,13 @@ def main(args: argparse.Namespace, console: Console) -> int:
                      "from": str(args.inputs) if args.inputs else f"--fill {args.fill} --seed {args.seed}"}
               for name, array in feeds.items()}
     console.print(f"{args.model}: {len(nodes)} judged nodes ({_count(nodes)}), opset {source.opset}", markup=False)
-    outcome = _run(source, feeds, nodes, candidates, inputs, args, console)
+    console.print(f"asking {len(candidates)} backends whether they can run here", markup=False)
+
+    def said(name: str, answer: ModelAnswer, seconds: float) -> None:
+        told = "ran" if answer.outputs is not None else f"{answer.verdict}: {printable(answer.message)[:200]}"
+        console.print(f"  {name}: {told} ({seconds:.1f} s)", markup=False)
+
+    outcome = judge_model(source, feeds, nodes, candidates, inputs, args.timeout, bool(args.backend), said)
     try:
         cases = write_cases(outcome, args.out)
         data = ResultsFile(environment(), outcome.runs_info, [], [], models=[model_entry(outcome, cases, args.out)])
@@ -112,36 +115,6 @@ def _count(nodes: Sequence[Any]) -> str:
     for node in nodes:
         counts[node.op_type] = counts.get(node.op_type, 0) + 1
     return ", ".join(f"{count} {op_type}" for op_type, count in counts.items())
-
-
-def _run(source: Any, feeds: dict[str, np.ndarray[Any, Any]], nodes: list[Any], candidates: list[Backend],
-         inputs: dict[str, Any], args: argparse.Namespace, console: Console) -> ModelOutcome:
-    capture = captured_model(source.model, nodes)
-    model_outputs = tuple(value.name for value in source.model.graph.output)
-    captured = model_graph(capture.model, source.opset, feeds, capture.outputs)
-    untouched = model_graph(source.model, source.opset, feeds, model_outputs)
-    executors = Executors(timeout=args.timeout)
-    runs: dict[str, BackendRun] = {}
-    info: dict[str, Any] = {}
-    try:
-        console.print(f"asking {len(candidates)} backends whether they can run here", markup=False)
-        for probed in executors.probe(candidates):
-            info[probed.name] = probed.description()
-            if not probed.available:
-                if args.backend:  # named: said as a skip; else left out, as a default run does
-                    reason = f"{probed.name} is not available: {probed.availability.reason}"
-                    runs[probed.name] = BackendRun(ModelAnswer(None, "skip", reason), ModelAnswer(None, "skip", reason))
-                continue
-            began = time.monotonic()
-            runs[probed.name] = run_on(executors.for_models(probed.backend), captured, untouched)
-            answer = runs[probed.name].captured
-            said = "ran" if answer.outputs is not None else f"{answer.verdict}: {printable(answer.message)[:200]}"
-            console.print(f"  {probed.name}: {said} ({time.monotonic() - began:.1f} s)", markup=False)
-    finally:
-        executors.close()
-    outcome = judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors)
-    outcome.runs_info = info
-    return outcome
 
 
 def _print(outcome: ModelOutcome, console: Console) -> None:

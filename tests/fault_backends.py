@@ -309,3 +309,14 @@ class WrongAnswersBackend(_Plugin):
         if (case.id, variant.label) == CANNOT_RUN_RAISES:
             raise ValueError("no such device property")
         return super().cannot_run(case, variant)
+
+
+class ModelAbortingBackend(_PidTagged):
+    """Aborts on any user's model (the `model` command), as a runtime that dies loading one."""
+
+    name = "fault-model-abort"
+
+    def run(self, graph: Graph) -> Execution:
+        if graph.variant.op == "model":
+            _abort()
+        return super().run(graph)

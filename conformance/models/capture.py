@@ -104,7 +104,7 @@ def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
     outputs = [value.name for value in model.graph.output]
     tensors: dict[str, str] = {name: name for name in outputs}
     types = _types(inferred.graph)
-    made_in_branches = _branch_tensors(inferred.graph)
+    made_in_branches = _branch_tensors(inferred, types)
     for node in nodes:
         if node.not_captured:
             continue
@@ -140,7 +140,7 @@ def _inferred(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def _types(graph: onnx.GraphProto) -> dict[str, onnx.ValueInfoProto]:
     found = {}
-    for value in (*graph.value_info, *graph.output):
+    for value in (*graph.input, *graph.value_info, *graph.output):
         if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type:
             kept = onnx.ValueInfoProto()
             kept.CopyFrom(value)
@@ -148,16 +148,18 @@ def _types(graph: onnx.GraphProto) -> dict[str, onnx.ValueInfoProto]:
     return found
 
 
-def _branch_tensors(graph: onnx.GraphProto) -> dict[str, tuple[int, str, onnx.ValueInfoProto | None]]:
+def _branch_tensors(inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoProto]
+                    ) -> dict[str, tuple[int, str, onnx.ValueInfoProto | None]]:
     """Tensors made inside a branch of one of the main graph's If nodes: (the If's position,
     the branch, the tensor's type where inference found one)."""
+    graph = inferred.graph
     found: dict[str, tuple[int, str, onnx.ValueInfoProto | None]] = {}
     for position, node in enumerate(graph.node):
         if node.op_type != "If":
             continue
         for attribute in node.attribute:
             if attribute.name in ("then_branch", "else_branch"):
-                types = _types(attribute.g)
+                types = _branch_types(attribute.g, inferred, outer)
                 for inner in attribute.g.node:
                     for name in inner.output:
                         if name:
@@ -165,21 +167,68 @@ def _branch_tensors(graph: onnx.GraphProto) -> dict[str, tuple[int, str, onnx.Va
     return found
 
 
+def _branch_types(branch: onnx.GraphProto, inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoProto]
+                  ) -> dict[str, onnx.ValueInfoProto]:
+    """The types of a branch's tensors. ONNX's shape inference leaves a branch's own tensors
+    untyped in the model, so the branch is typed alone, as a graph whose inputs are the outer
+    tensors it reads (typed as the main graph has them)."""
+    alone = onnx.GraphProto()
+    alone.CopyFrom(branch)
+    made = {name for node in alone.node for name in node.output}
+    initializers = {tensor.name: tensor for tensor in inferred.graph.initializer}
+    for name in dict.fromkeys(name for node in alone.node for name in node.input if name and name not in made):
+        if name in initializers:
+            alone.initializer.append(initializers[name])
+        elif name in outer:
+            alone.input.append(outer[name])
+    try:
+        typed = onnx.shape_inference.infer_shapes(helper.make_model(
+            alone, opset_imports=inferred.opset_import, ir_version=inferred.ir_version))
+    except Exception:
+        return {}
+    return _types(typed.graph)
+
+
+def _renamed(value: onnx.ValueInfoProto, name: str) -> onnx.ValueInfoProto:
+    renamed = onnx.ValueInfoProto()
+    renamed.CopyFrom(value)
+    renamed.name = name
+    return renamed
+
+
 def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProto | None], name: str) -> str:
     """The tensor as an extra output of its If (in the copy): the branch that makes it outputs
     it, the other an empty tensor of its element type; returns the If's new output's name."""
     position, branch, value = made
     if_node = graph.node[position]
+    for attribute in if_node.attribute:
+        given = [output.name for output in attribute.g.output] if attribute.name == branch else []
+        if name in given:  # already what the If gives: that output of the If, made an output of the copy
+            outer_name = str(if_node.output[given.index(name)])
+            if outer_name not in {output.name for output in graph.output}:
+                graph.output.append(helper.make_empty_tensor_value_info(outer_name)
+                                    if value is None else _renamed(value, outer_name))
+            return outer_name
     elem_type = value.type.tensor_type.elem_type if value is not None else onnx.TensorProto.FLOAT
+    # Of the tensor's rank where inference knows it (OpenVINO's CPU refuses an If output of
+    # unknown rank), each dimension left free; the other branch's stand-in is empty, same rank.
+    tensor_type = value.type.tensor_type if value is not None else None
+    rank = len(tensor_type.shape.dim) if tensor_type is not None and tensor_type.HasField("shape") else None
+    free: list[str | int | None] | None = None if rank is None else [None] * rank
     outer = f"{name}__captured"
     for attribute in if_node.attribute:
         if attribute.name == branch:
-            attribute.g.output.append(helper.make_tensor_value_info(name, elem_type, None))
+            attribute.g.output.append(helper.make_tensor_value_info(name, elem_type, free))
         elif attribute.name in ("then_branch", "else_branch"):
             empty = f"{name}__not_run"
-            attribute.g.node.append(helper.make_node(
-                "Constant", [], [empty], value=helper.make_tensor(empty, elem_type, [0], [])))
-            attribute.g.output.append(helper.make_tensor_value_info(empty, elem_type, None))
+            dims = [0] * (rank or 1)
+            # ConstantOfShape, not an empty Constant: OpenVINO reads an empty Constant as a scalar.
+            attribute.g.node.extend([
+                helper.make_node("Constant", [], [f"{empty}_shape"], value=helper.make_tensor(
+                    f"{empty}_shape", onnx.TensorProto.INT64, [len(dims)], dims)),
+                helper.make_node("ConstantOfShape", [f"{empty}_shape"], [empty],
+                                 value=helper.make_tensor(f"{empty}_value", elem_type, [1], [0]))])
+            attribute.g.output.append(helper.make_tensor_value_info(empty, elem_type, free))
     if_node.output.append(outer)
-    graph.output.append(helper.make_tensor_value_info(outer, elem_type, None))
+    graph.output.append(helper.make_tensor_value_info(outer, elem_type, free))
     return outer

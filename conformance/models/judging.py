@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from conformance.cases.loader import case_from_mapping
+from conformance.core.text import exception_text
 from conformance.models.capture import JudgedNode
 from conformance.operator.interfaces import Case, Variant
 from conformance.operator.node import NodeCall, NodeUnreadable
@@ -65,7 +66,10 @@ def judge_node(node: JudgedNode, tensors: Mapping[str, np.ndarray[Any, Any]], op
         field = f" ({exc.field})" if isinstance(exc, CaseFieldError) else ""
         return NodeVerdict("skip", message=f"not judged: {exc}{field}", inputs=inputs, outputs=outputs)
     named = Outputs({name: array for name, array in zip(operator.outputs, outputs, strict=False) if array is not None})
-    judgement = operator.judge(case, variant.profile(case), named)
+    try:
+        judgement = operator.judge(case, variant.profile(case), named)
+    except Exception as exc:  # a judge that breaks on an output is that node's error, not the command's end
+        return NodeVerdict("error", message=f"not judged: {exception_text(exc)}", inputs=inputs, outputs=outputs)
     return NodeVerdict(judgement.verdict, judgement.rules, judgement.message, fields, inputs, outputs)
 
 

@@ -1,0 +1,51 @@
+"""One model judged on several backends: probed and run, each in its own worker, then each
+node judged and each pair classed (the `model` command's work, apart from its terminal)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from conformance.backends.base import Backend
+from conformance.models.capture import JudgedNode, captured_model
+from conformance.models.outcome import ModelOutcome, judged
+from conformance.models.running import BackendRun, model_graph, run_on
+from conformance.models.source import ModelSource
+from conformance.running.suite import Executors
+from conformance.running.workers import ModelAnswer
+
+Said = Callable[[str, ModelAnswer, float], None]
+
+
+def judge_model(source: ModelSource, feeds: Mapping[str, np.ndarray[Any, Any]], nodes: list[JudgedNode],
+                backends: list[Backend], inputs: dict[str, Any], timeout: float, named: bool,
+                said: Said | None = None, isolate: bool = True) -> ModelOutcome:
+    """Each backend asked whether it can run here, then given the copy and the untouched
+    model. A backend that is not available is left out, or, where it was `named`, a skip."""
+    capture = captured_model(source.model, nodes)
+    model_outputs = tuple(value.name for value in source.model.graph.output)
+    captured = model_graph(capture.model, source.opset, feeds, capture.outputs)
+    untouched = model_graph(source.model, source.opset, feeds, model_outputs)
+    executors = Executors(isolate=isolate, timeout=timeout)
+    runs: dict[str, BackendRun] = {}
+    info: dict[str, Any] = {}
+    try:
+        for probed in executors.probe(backends):
+            info[probed.name] = probed.description()
+            if not probed.available:
+                if named:
+                    reason = ModelAnswer(None, "skip", f"{probed.name} is not available: {probed.availability.reason}")
+                    runs[probed.name] = BackendRun(reason, reason)
+                continue
+            began = time.monotonic()
+            runs[probed.name] = run_on(executors.for_models(probed.backend), captured, untouched)
+            if said is not None:
+                said(probed.name, runs[probed.name].captured, time.monotonic() - began)
+    finally:
+        executors.close()
+    outcome = judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors)
+    outcome.runs_info = info
+    return outcome

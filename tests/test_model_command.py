@@ -1,0 +1,331 @@
+"""Issue 48: `topk-conformance model` on small models with real models' selection patterns
+(tests/model_patterns.py), on real ONNX Runtime, OpenVINO and MNN: each node judged for the
+input each backend gave it, the pairs classed, where the backends part, the cases written and
+rerun alone, and bad input refused naming the file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from fault_backends import ModelAbortingBackend
+from harness import run_cli
+from model_patterns import PATTERNS, rpn
+from onnx import TensorProto, helper, numpy_helper
+
+from conformance.backends.registry import by_name
+from conformance.models.capture import captured_model, judged_nodes
+from conformance.models.session import judge_model
+from conformance.models.source import read_model
+from conformance.results.records import merge, read_results
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+def _model(tmp_path: Path, name: str) -> Path:
+    return PATTERNS[name](tmp_path / f"{name}.onnx")
+
+
+def _judged(tmp_path: Path, name: str, *backends: str, fill: str = "tiles", extra: tuple[str, ...] = ()
+            ) -> tuple[Any, dict[str, Any]]:
+    out = tmp_path / f"out-{name}"
+    args = ["model", _model(tmp_path, name), "--fill", fill, "--out", out, *extra]
+    for backend in backends:
+        args += ["--backend", backend]
+    done = run_cli(*args)
+    return done, json.loads((out / "results.json").read_text()) if (out / "results.json").exists() else {}
+
+
+def _node(document: dict[str, Any], name: str) -> dict[str, Any]:
+    (model,) = document["models"]
+    return next(node for node in model["nodes"] if node["name"] == name)
+
+
+def _classes(node: dict[str, Any], a: str, b: str) -> str:
+    return next(pair["class"] for pair in node["pairs"] if set(pair["backends"]) == {a, b})
+
+
+def test_an_rpn_parts_at_its_topk_on_ties_and_its_nms_inside_an_if_is_judged(tmp_path: Path) -> None:
+    """torchvision's RPN pattern on a tiled input: OpenVINO's TopK breaks ONNX's tie order, so
+    the backends part there; the NonMaxSuppression in the If's else branch ran and is judged on
+    each for its own input, which differs because the TopK did: `flipped`, written as cases."""
+    done, document = _judged(tmp_path, "rpn", "ort-cpu", "openvino-cpu")
+    assert done.returncode == 0, done.stderr
+    read_results(tmp_path / "out-rpn" / "results.json")  # the schema holds
+    topk, nms = _node(document, "rpn_topk"), _node(document, "rpn_nms")
+    assert topk["results"]["ort-cpu"]["verdict"] == "pass"
+    assert topk["results"]["openvino-cpu"]["verdict"] == "fail"
+    assert "tie-order" in topk["results"]["openvino-cpu"]["rules"]
+    assert _classes(topk, "ort-cpu", "openvino-cpu") == "fail"
+    assert nms["where"] == "If #12 else_branch" and nms["not_captured"] == ""
+    assert {result["verdict"] for result in nms["results"].values()} == {"pass"}
+    assert _classes(nms, "ort-cpu", "openvino-cpu") == "flipped"
+    (model,) = document["models"]
+    assert model["parting"]["node"] == "rpn_topk"
+    assert model["sha256"] == hashlib.sha256((tmp_path / "rpn.onnx").read_bytes()).hexdigest()
+    assert "where the backends part: node 0, rpn_topk (TopK, main graph)" in done.stdout
+
+
+def test_a_written_case_reruns_alone_with_the_same_verdict(tmp_path: Path) -> None:
+    _, document = _judged(tmp_path, "rpn", "ort-cpu", "openvino-cpu")
+    case_file = _node(document, "rpn_topk")["results"]["openvino-cpu"]["case_file"]
+    assert case_file
+    rerun = run_cli("run", "--cases", tmp_path / "out-rpn" / case_file, "--backend", "openvino-cpu",
+                    "--backend", "ort-cpu", "--out", tmp_path / "rerun")
+    results = json.loads((tmp_path / "rerun" / "results.json").read_text())["results"]
+    verdicts = {(r["backend"], r["verdict"]) for r in results if r["verdict"] != "skip"}
+    assert ("openvino-cpu", "fail") in verdicts and ("ort-cpu", "pass") in verdicts, rerun.stdout
+    assert {r["graph"] for r in results if r["verdict"] != "skip"} == {"onnx-opset11"}
+
+
+def test_strict_exits_1_where_a_node_fails_and_0_where_none_does(tmp_path: Path) -> None:
+    failing, _ = _judged(tmp_path, "yolov10", "ort-cpu", "openvino-cpu", extra=("--strict",))
+    assert failing.returncode == 1, failing.stderr
+    passing, document = _judged(tmp_path, "yolov10", "ort-cpu", extra=("--strict",))
+    assert passing.returncode == 0, passing.stderr
+    assert {_node(document, "box_topk")["results"]["ort-cpu"]["verdict"]} == {"pass"}
+
+
+def test_yolov10s_two_topks_are_both_judged_and_the_first_is_where_they_part(tmp_path: Path) -> None:
+    done, document = _judged(tmp_path, "yolov10", "ort-cpu", "openvino-cpu")
+    assert done.returncode == 0, done.stderr
+    (model,) = document["models"]
+    assert [node["name"] for node in model["nodes"]] == ["box_topk", "class_topk"]
+    assert model["parting"]["node"] == "box_topk"
+    outputs = {(o["name"], o["compared"].split(":")[0]) for o in model["outputs"]}
+    assert ("labels", "differ") in outputs
+
+
+def test_a_moe_router_with_tied_experts_parts_at_its_topk(tmp_path: Path) -> None:
+    done, document = _judged(tmp_path, "moe_router", "ort-cpu", "openvino-cpu", fill="random")
+    assert done.returncode == 0, done.stderr
+    router = _node(document, "router_topk")
+    assert "tie-order" in router["results"]["openvino-cpu"]["rules"]
+    assert router["results"]["ort-cpu"]["verdict"] == "pass"
+
+
+@pytest.mark.parametrize("name", ["segmentation", "greedy_step"])
+def test_an_argmax_model_parts_where_a_backend_gives_the_wrong_index_type(tmp_path: Path, name: str) -> None:
+    """Half-precision ArgMax heads: ONNX Runtime answers as ONNX asks; MNN gives int32 indices."""
+    done, document = _judged(tmp_path, name, "ort-cpu", "mnn-cpu")
+    assert done.returncode == 0, done.stderr
+    (model,) = document["models"]
+    (node,) = model["nodes"]
+    assert node["results"]["ort-cpu"]["verdict"] == "pass"
+    assert node["results"]["mnn-cpu"]["rules"] == ["dtype"]
+    assert model["parting"]["node"] == node["name"]
+
+
+def test_a_backend_that_cannot_run_the_model_is_its_error_and_the_others_run(tmp_path: Path) -> None:
+    """tract has no NonMaxSuppression: its run of the RPN is an error naming why; ONNX Runtime's is judged."""
+    done, document = _judged(tmp_path, "rpn", "ort-cpu", "tract")
+    assert done.returncode == 0, done.stderr
+    (model,) = document["models"]
+    assert model["backends"]["tract"]["verdict"] == "error" and model["backends"]["tract"]["message"]
+    assert _node(document, "rpn_topk")["results"]["ort-cpu"]["verdict"] == "pass"
+    assert _classes(_node(document, "rpn_topk"), "ort-cpu", "tract") == "error"
+
+
+def test_a_backend_that_dies_on_the_model_is_a_crash_and_the_others_run(tmp_path: Path) -> None:
+    path = rpn(tmp_path / "rpn.onnx")
+    source = read_model(path)
+    rng = np.random.default_rng(0)
+    feeds = {"objectness": rng.standard_normal((1, 1200)).astype(np.float32),
+             "deltas": rng.standard_normal((1, 1200, 4)).astype(np.float32)}
+    ort_cpu = by_name(["ort-cpu"])[0]
+    outcome = judge_model(source, feeds, judged_nodes(source.model), [ModelAbortingBackend(), ort_cpu], {}, 60.0,
+                          named=True)
+    assert outcome.runs["fault-model-abort"].captured.verdict == "crash"
+    assert "SIGABRT" in outcome.runs["fault-model-abort"].captured.message
+    topk = outcome.nodes[0]
+    assert topk.verdicts["ort-cpu"].verdict == "pass" and topk.verdicts["fault-model-abort"].verdict == "crash"
+
+
+def test_the_users_file_is_never_written_and_the_copy_passes_the_checker(tmp_path: Path) -> None:
+    path = rpn(tmp_path / "rpn.onnx")
+    before = path.read_bytes()
+    source = read_model(path)
+    capture = captured_model(source.model, judged_nodes(source.model))
+    onnx.checker.check_model(capture.model, full_check=True)
+    assert capture.tensors["kept"] == "selected"  # the NMS output is the If's own: no extra branch output
+    assert {"scores", "k", "top_scores", "top_indices", "top_boxes", "nms_scores", "no_proposals"} <= set(
+        capture.outputs)
+    assert path.read_bytes() == before
+
+
+def _loop_and_nested(path: Path) -> Path:
+    """A TopK in a Loop body and one in an If inside an If's branch: listed, not captured."""
+    inner_topk = helper.make_node("TopK", ["x", "k"], ["v", "i"], name="loop_topk")
+    body = helper.make_graph(
+        [inner_topk, helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["i"], ["scan"])], "body",
+        [helper.make_tensor_value_info("iter", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("scan", TensorProto.INT64, [1, 2])])
+    nodes = [helper.make_node("Loop", ["trips", "go"], ["scans"], body=body, name="loop"),
+             helper.make_node("TopK", ["x", "k"], ["top", "top_i"], name="main_topk")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5])],
+                              [helper.make_tensor_value_info("scans", TensorProto.INT64, [2, 1, 2]),
+                               helper.make_tensor_value_info("top_i", TensorProto.INT64, [1, 2])],
+                              [numpy_helper.from_array(np.array([2], np.int64), "k"),
+                               numpy_helper.from_array(np.array(2, np.int64), "trips"),
+                               numpy_helper.from_array(np.array(True), "go")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
+def test_a_node_in_a_loop_body_is_listed_with_why_it_is_not_captured(tmp_path: Path) -> None:
+    done = run_cli("model", _loop_and_nested(tmp_path / "loop.onnx"), "--backend", "ort-cpu", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    by_name_ = {node["name"]: node for node in model["nodes"]}
+    assert by_name_["loop_topk"]["where"] == "Loop loop body"
+    assert by_name_["loop_topk"]["results"]["ort-cpu"]["verdict"] == "skip"
+    assert "captures the main graph" in by_name_["loop_topk"]["not_captured"]
+    assert by_name_["main_topk"]["results"]["ort-cpu"]["verdict"] == "pass"
+
+
+def test_merge_carries_the_models_of_each_file(tmp_path: Path) -> None:
+    _judged(tmp_path, "segmentation", "ort-cpu")
+    _judged(tmp_path, "greedy_step", "ort-cpu")
+    files = [read_results(tmp_path / f"out-{name}" / "results.json") for name in ("segmentation", "greedy_step")]
+    merged = merge(files).data
+    assert [Path(model["file"]).name for model in merged.models] == ["segmentation.onnx", "greedy_step.onnx"]
+
+
+# Bad input: a clear error naming the file, exit 2, nothing run.
+
+def test_a_file_that_is_not_an_onnx_model_is_refused_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "notes.onnx"
+    path.write_text("these are not protobuf bytes, just a text file someone named .onnx\n")
+    done = run_cli("model", path, "--out", tmp_path / "o")
+    assert done.returncode == 2
+    assert f"{path}: not an ONNX model" in done.stderr
+
+
+def test_external_data_outside_the_models_folder_is_refused_and_never_read(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    secret = tmp_path / "secret.bin"
+    secret.write_bytes(b"\0" * 20)
+    secret.chmod(0)  # read, it would fail otherwise than refused
+    path = rpn(folder / "rpn.onnx")
+    model = onnx.load(str(path))
+    anchors = next(t for t in model.graph.initializer if t.name == "anchors")
+    anchors.ClearField("raw_data")
+    anchors.ClearField("float_data")
+    anchors.data_location = TensorProto.EXTERNAL
+    anchors.external_data.add(key="location", value="../secret.bin")
+    path.write_bytes(model.SerializeToString())
+    done = run_cli("model", path, "--backend", "ort-cpu", "--out", tmp_path / "o")
+    secret.chmod(0o600)
+    assert done.returncode == 2
+    assert "tensor 'anchors': its external data '../secret.bin' lies outside the model's folder" in done.stderr
+    assert "refused, nothing of it read" in done.stderr
+
+
+def test_a_model_over_the_size_limit_is_refused_naming_the_variable(tmp_path: Path, monkeypatch: Any) -> None:
+    path = _model(tmp_path, "segmentation")
+    monkeypatch.setenv("TOPK_CONFORMANCE_MODEL_MAX_BYTES", "1000")
+    done = run_cli("model", path, "--out", tmp_path / "o")
+    assert done.returncode == 2
+    assert "more than the 1000 a model may have (TOPK_CONFORMANCE_MODEL_MAX_BYTES)" in done.stderr
+
+
+def test_inputs_that_do_not_match_the_model_are_refused_naming_the_input(tmp_path: Path) -> None:
+    path = _model(tmp_path, "greedy_step")
+    wrong = tmp_path / "inputs.npz"
+    np.savez(wrong, state=np.zeros((8, 512), np.float32))
+    done = run_cli("model", path, "--inputs", wrong, "--out", tmp_path / "o")
+    assert done.returncode == 2
+    assert "input 'state' is float32 [8, 512]; greedy_step.onnx expects float16 [8, 512]" in done.stderr
+    missing = tmp_path / "missing.npz"
+    np.savez(missing, other=np.zeros(1))
+    done = run_cli("model", path, "--inputs", missing, "--out", tmp_path / "o")
+    assert done.returncode == 2 and "no array 'state', an input of greedy_step.onnx" in done.stderr
+
+
+def test_given_inputs_are_the_ones_each_backend_gets(tmp_path: Path) -> None:
+    path = _model(tmp_path, "greedy_step")
+    given = tmp_path / "inputs.npz"
+    np.savez(given, state=np.ones((8, 512), np.float16))
+    done = run_cli("model", path, "--inputs", given, "--backend", "ort-cpu", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    assert model["inputs"]["state"] == {"dtype": "float16", "shape": [8, 512], "from": str(given)}
+
+
+def test_a_symbolic_dimension_needs_its_size(tmp_path: Path) -> None:
+    node = helper.make_node("ArgMax", ["x"], ["y"], axis=1, keepdims=0, name="am")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.INT64, ["batch"])])
+    path = tmp_path / "symbolic.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    done = run_cli("model", path, "--backend", "ort-cpu", "--out", tmp_path / "o")
+    assert done.returncode == 2 and "dimension 0 (batch) is symbolic: give --shape batch=N" in done.stderr
+    done = run_cli("model", path, "--backend", "ort-cpu", "--shape", "batch=3", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    assert model["inputs"]["x"]["shape"] == [3, 4]
+
+
+def test_a_model_without_a_judged_node_says_so_and_exits_0(tmp_path: Path) -> None:
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    path = tmp_path / "relu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    done = run_cli("model", path, "--out", tmp_path / "o")
+    assert done.returncode == 0
+    assert "no node of TopK, ArgMax, ArgMin, Hardmax, NonMaxSuppression; nothing to judge" in done.stdout
+
+
+def _topk_inside_a_branch(path: Path) -> Path:
+    """An If whose then branch runs a TopK whose outputs stay inside the branch (a ReduceSum
+    of them is the branch's output); the else branch is a Relu."""
+    then_branch = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], name="branch_topk"),
+         helper.make_node("ReduceSum", ["values"], ["total"], keepdims=0)], "then", [],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [])])
+    else_branch = helper.make_graph(
+        [helper.make_node("ReduceMax", ["x"], ["most"], keepdims=0)], "else", [],
+        [helper.make_tensor_value_info("most", TensorProto.FLOAT, [])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["go"], ["out"], then_branch=then_branch, else_branch=else_branch, name="choice")],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6]),
+              helper.make_tensor_value_info("go", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [])],
+        [numpy_helper.from_array(np.array([3], np.int64), "k")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(path))
+    return path
+
+
+@pytest.mark.parametrize("go", [True, False])
+def test_a_node_inside_a_branch_is_judged_where_the_branch_ran_and_skipped_where_not(tmp_path: Path,
+                                                                                     go: bool) -> None:
+    path = _topk_inside_a_branch(tmp_path / "branch.onnx")
+    inputs = tmp_path / "inputs.npz"
+    np.savez(inputs, x=np.array([[3, 1, 3, 2, 3, 0]], np.float32), go=np.array(go))
+    done = run_cli("model", path, "--inputs", inputs, "--backend", "ort-cpu", "--backend", "openvino-cpu",
+                   "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    (node,) = model["nodes"]
+    assert node["where"] == "If choice then_branch"
+    verdicts = {backend: result["verdict"] for backend, result in node["results"].items()}
+    if go:
+        assert verdicts == {"ort-cpu": "pass", "openvino-cpu": "pass"}
+        assert model["backends"]["ort-cpu"]["capture_changed"] == ""
+    else:
+        assert verdicts == {"ort-cpu": "skip", "openvino-cpu": "skip"}
+        assert "its branch did not run" in node["results"]["ort-cpu"]["message"]
