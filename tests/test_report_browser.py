@@ -334,3 +334,57 @@ def test_discrepancies_are_one_click_from_the_top_and_a_matrix_link_opens_its_gr
     finally:
         page.close()
     assert opened and box is not None and 0 < box["y"] < HEIGHT, (target, box)
+
+
+@pytest.fixture(scope="module")
+def model_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Issue 48: the report of `topk-conformance model` on an RPN pattern (a TopK, then a
+    NonMaxSuppression inside an If) on ONNX Runtime, OpenVINO and tract, which cannot run it."""
+    from model_patterns import rpn
+
+    from conformance.models.capture import judged_nodes
+    from conformance.models.document import model_entry, write_cases
+    from conformance.models.session import judge_model
+    from conformance.models.source import filled_inputs, read_model
+
+    folder = tmp_path_factory.mktemp("model-report")
+    source = read_model(rpn(folder / "rpn.onnx"))
+    feeds = filled_inputs(source, "tiles", 0, {})
+    outcome = judge_model(source, feeds, judged_nodes(source.model), by_name(["ort-cpu", "openvino-cpu", "tract"]),
+                          {}, 120.0, named=True)
+    entry = model_entry(outcome, write_cases(outcome, folder), folder)
+    write_report(folder / "report.html", ResultsFile(environment(), outcome.runs_info, [], [], models=[entry]))
+    return folder / "report.html"
+
+
+@pytest.mark.parametrize("width", [WIDTH, 900])
+def test_a_models_section_shows_its_nodes_by_backend_and_where_they_part(browser: Any, model_report: Path,
+                                                                          width: int) -> None:
+    page = open_page(browser, model_report, "#models", width)
+    try:
+        seen = page.evaluate("""() => {
+            const table = document.querySelector('section.model table.model-nodes');
+            const rows = [...table.querySelectorAll('tr')].slice(1);
+            const bar = document.getElementById('filters').getBoundingClientRect();
+            const heading = document.getElementById('models').getBoundingClientRect();
+            return {
+                heads: [...table.querySelectorAll('tr th')].map(th => th.textContent),
+                cells: rows.map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
+                parting: rows.map(tr => tr.classList.contains('parting-row')),
+                said: document.querySelector('section.model p.parting').textContent,
+                wide: document.documentElement.scrollWidth - window.innerWidth,
+                barBottom: bar.bottom, top: heading.top,
+            };
+        }""")
+    finally:
+        page.close()
+    assert seen["heads"] == ["#", "node", "ort-cpu", "openvino-cpu", "tract", "between backends"]
+    topk, nms = seen["cells"]
+    assert topk[1].startswith("rpn_topk") and topk[2] == "pass" and topk[3].startswith("fail [")
+    assert nms[1].startswith("rpn_nms") and "If #12 else_branch" in nms[1] and topk[4] == "error"
+    assert "fail 1" in topk[5] and "flipped 1" in nms[5]
+    assert seen["parting"] == [True, False]
+    assert "Where the backends part: node 0, rpn_topk." in seen["said"]
+    assert "ort-cpu and openvino-cpu: an output is wrong for the input that backend gave the node" in seen["said"]
+    assert seen["wide"] <= 0, "the page scrolls sideways"
+    assert seen["barBottom"] <= seen["top"], seen

@@ -14,6 +14,7 @@ import markupsafe
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.report import data as report_data
+from conformance.report import models as model_sections
 from conformance.report import payload
 from conformance.report.data import CaseInfo
 from conformance.results.records import ResultsFile
@@ -36,6 +37,7 @@ def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -
     page_data = payload.build(list(data.results), context["infos"], context["backends"], data.backends,
                               context["groups"], context["machines_of"], context["case_tags"])
     return _environment().get_template("report.html").render(page_data=markupsafe.Markup(payload.to_json(page_data)),
+                                                             models=model_sections.sections(data.models),
                                                              **context)
 
 
