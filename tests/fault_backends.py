@@ -320,3 +320,14 @@ class ModelAbortingBackend(_PidTagged):
         if graph.variant.op == "model":
             _abort()
         return super().run(graph)
+
+
+class ModelHangingBackend(_PidTagged):
+    """Hangs on any user's model, as a runtime that never finishes compiling one."""
+
+    name = "fault-model-hang"
+
+    def run(self, graph: Graph) -> Execution:
+        if graph.variant.op == "model":
+            time.sleep(3600)
+        return super().run(graph)

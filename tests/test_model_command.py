@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
 import pytest
-from fault_backends import ModelAbortingBackend
+from fault_backends import ModelAbortingBackend, ModelHangingBackend
 from harness import run_cli
 from model_patterns import PATTERNS, rpn
 from onnx import TensorProto, helper, numpy_helper
@@ -144,6 +145,21 @@ def test_a_backend_that_dies_on_the_model_is_a_crash_and_the_others_run(tmp_path
     assert "SIGABRT" in outcome.runs["fault-model-abort"].captured.message
     topk = outcome.nodes[0]
     assert topk.verdicts["ort-cpu"].verdict == "pass" and topk.verdicts["fault-model-abort"].verdict == "crash"
+
+
+def test_a_backend_that_hangs_on_the_model_costs_one_time_limit_and_the_others_run(tmp_path: Path) -> None:
+    source = read_model(rpn(tmp_path / "rpn.onnx"))
+    rng = np.random.default_rng(0)
+    feeds = {"objectness": rng.standard_normal((1, 1200)).astype(np.float32),
+             "deltas": rng.standard_normal((1, 1200, 4)).astype(np.float32)}
+    began = time.monotonic()
+    outcome = judge_model(source, feeds, judged_nodes(source.model), [ModelHangingBackend(), by_name(["ort-cpu"])[0]],
+                          {}, 5.0, named=True)
+    hung = outcome.runs["fault-model-hang"]
+    assert hung.captured.verdict == "crash" and hung.captured.message.startswith("no answer in 5 s")
+    assert hung.untouched.verdict == "skip" and "not run: the copy got no answer in 5 s" in hung.untouched.message
+    assert time.monotonic() - began < 30, "the untouched model was tried after the copy hung"
+    assert outcome.nodes[0].verdicts["ort-cpu"].verdict == "pass"
 
 
 def test_the_users_file_is_never_written_and_the_copy_passes_the_checker(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 
 from conformance.backends.base import Graph
-from conformance.running.workers import ModelAnswer, ModelRequest
+from conformance.running.workers import NO_ANSWER, ModelAnswer, ModelRequest
 
 RunModel = Callable[[ModelRequest], ModelAnswer]
 
@@ -52,5 +52,9 @@ def model_graph(model: onnx.ModelProto, opset: int, feeds: Mapping[str, np.ndarr
 def run_on(run: RunModel, captured: Graph, untouched: Graph) -> BackendRun:
     """Both graphs on one backend's worker; the untouched model is run even where the copy
     failed, so that a backend that cannot run the copy is told apart from one that cannot
-    run the model."""
-    return BackendRun(run(ModelRequest(captured)), run(ModelRequest(untouched)))
+    run the model. Where the copy got no answer in time, the untouched model is not tried: it
+    would most likely cost the whole time limit again."""
+    copy = run(ModelRequest(captured))
+    if copy.verdict == "crash" and copy.message.startswith(NO_ANSWER):
+        return BackendRun(copy, ModelAnswer(None, "skip", f"not run: the copy got {copy.message.split(';')[0]}"))
+    return BackendRun(copy, run(ModelRequest(untouched)))

@@ -38,6 +38,7 @@ from conformance.running.runner import GraphCache, execute, execute_pack
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
 PROBE = "probe"  # the request for the backend's availability and description
+NO_ANSWER = "no answer in"  # how a model's run that hung begins its message
 
 
 @dataclass(frozen=True)
@@ -573,7 +574,7 @@ class Worker:
         if not connection.poll(self.timeout):
             printed = self.printed()
             self.stop(graceful=False)
-            return ModelAnswer(None, "crash", f"no answer in {self.timeout:g} s; the worker was killed{printed}")
+            return ModelAnswer(None, "crash", f"{NO_ANSWER} {self.timeout:g} s; the worker was killed{printed}")
         try:
             answer: ModelAnswer = connection.recv()
             self.busy = False
