@@ -3,8 +3,10 @@ node judged and each pair classed (the `model` command's work, apart from its te
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -14,6 +16,7 @@ from conformance.models.capture import JudgedNode, captured_model
 from conformance.models.outcome import ModelOutcome, judged
 from conformance.models.running import BackendRun, model_graph, run_on
 from conformance.models.source import ModelSource
+from conformance.running.probed import Probed
 from conformance.running.suite import Executors
 from conformance.running.workers import ModelAnswer
 
@@ -33,19 +36,34 @@ def judge_model(source: ModelSource, feeds: Mapping[str, np.ndarray[Any, Any]], 
     runs: dict[str, BackendRun] = {}
     info: dict[str, Any] = {}
     try:
-        for probed in executors.probe(backends):
+        usable = []
+        for probed in executors.probe(backends):  # the workers start together, as for `run`
             info[probed.name] = probed.description()
-            if not probed.available:
-                if named:
-                    reason = ModelAnswer(None, "skip", f"{probed.name} is not available: {probed.availability.reason}")
-                    runs[probed.name] = BackendRun(reason, reason)
-                continue
+            if probed.available:
+                usable.append(probed)
+            elif named:
+                reason = ModelAnswer(None, "skip", f"{probed.name} is not available: {probed.availability.reason}")
+                runs[probed.name] = BackendRun(reason, reason)
+
+        def on(probed: Probed) -> BackendRun:
             began = time.monotonic()
-            runs[probed.name] = run_on(executors.for_models(probed.backend), captured, untouched)
+            run = run_on(executors.for_models(probed.backend), captured, untouched)
             if said is not None:
-                said(probed.name, runs[probed.name].captured, time.monotonic() - began)
+                said(probed.name, run.captured, time.monotonic() - began)
+            return run
+
+        # The backends run at once, up to one per core (each in its own worker, already started
+        # from this thread): a thread per backend only waits on its worker's pipe. A worker that
+        # dies on the copy is started again from that thread for the untouched model, and dies
+        # with the thread (workers die with the thread that started them) once both are run.
+        # In-process, one at a time.
+        jobs = max(1, min(len(usable), os.cpu_count() or 1)) if isolate else 1
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            for probed, run in zip(usable, pool.map(on, usable), strict=True):
+                runs[probed.name] = run
     finally:
         executors.close()
+    runs = {backend.name: runs[backend.name] for backend in backends if backend.name in runs}  # in the order asked
     outcome = judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors)
     outcome.runs_info = info
     return outcome
