@@ -91,19 +91,22 @@ class Corners:
 @dataclass(frozen=True)
 class Geometry:
     """One batch's boxes, in float32 as kernels compute IoU, and in float64 near the threshold;
-    `finite` where every box has finite corners and a positive area, so that two boxes whose x
-    extents are apart have IoU 0 exactly (what lets pairs be pruned)."""
+    `finite` where every box has finite corners (and areas), so that two boxes whose x extents
+    are apart have IoU 0 exactly (what lets pairs be pruned), unless both have no area (`flat`,
+    in either precision): their IoU is 0/0, so those pairs are never pruned."""
 
     single: Corners
     double: Corners
     finite: bool
+    flat: np.ndarray[Any, Any]
 
     @classmethod
     def of(cls, boxes: np.ndarray[Any, Any], center: bool) -> Geometry:
-        double = Corners.of(boxes, center, np.float64)
+        double, single = Corners.of(boxes, center, np.float64), Corners.of(boxes, center, np.float32)
         with np.errstate(invalid="ignore"):
-            finite = bool(np.isfinite(double.area).all() and (double.area > 0).all())
-        return cls(Corners.of(boxes, center, np.float32), double, finite)
+            finite = bool(np.isfinite(double.area).all() and np.isfinite(single.area).all())
+            flat = (double.area <= 0) | (single.area <= 0)
+        return cls(single, double, finite, flat)
 
     @property
     def area(self) -> np.ndarray[Any, Any]:
@@ -162,7 +165,9 @@ def overlaps(geometry: Geometry, a: np.ndarray[Any, Any], b: np.ndarray[Any, Any
     low = np.searchsorted(starts, x1[a] - widest, side="left")
     high = np.searchsorted(starts, _reach(x1[a], x2[a], reading), side="right")
     i, at = _ranges(low, high)
-    return _judged(geometry, a, b, i, order[at], reading)
+    i, j = _with_flat_pairs(i, order[at], np.flatnonzero(geometry.flat[a]), np.flatnonzero(geometry.flat[b]),
+                            b.size, within=False)
+    return _judged(geometry, a, b, i, j, reading)
 
 
 def overlaps_within(geometry: Geometry, a: np.ndarray[Any, Any], reading: Reading) -> Overlaps:
@@ -179,7 +184,25 @@ def overlaps_within(geometry: Geometry, a: np.ndarray[Any, Any], reading: Readin
     i, j = order[first], order[second]
     swap = i > j
     i[swap], j[swap] = j[swap], i[swap]
+    flat = np.flatnonzero(geometry.flat[a])
+    i, j = _with_flat_pairs(i, j, flat, flat, a.size, within=True)
     return _judged(geometry, a, a, i, j, reading)
+
+
+def _with_flat_pairs(i: np.ndarray[Any, Any], j: np.ndarray[Any, Any], flat_a: np.ndarray[Any, Any],
+                     flat_b: np.ndarray[Any, Any], b_size: int, within: bool
+                     ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The pruned pairs (i, j) and every pair of two boxes without area (IoU 0/0, whatever
+    their extents), each once (i < j `within` one set). A box without area and one with an area
+    have IoU 0 exactly, wherever they are: pruning them loses nothing."""
+    if not flat_a.size or not flat_b.size:
+        return i, j
+    fi, fj = np.repeat(flat_a, flat_b.size), np.tile(flat_b, flat_a.size)
+    if within:
+        keep = fi < fj
+        fi, fj = fi[keep], fj[keep]
+    pairs = np.unique(np.concatenate([i * b_size + j, fi * b_size + fj]))
+    return pairs // b_size, pairs % b_size
 
 
 def _reach(x1: np.ndarray[Any, Any], x2: np.ndarray[Any, Any], reading: Reading) -> np.ndarray[Any, Any]:
