@@ -146,6 +146,8 @@ def _print(outcome: ModelOutcome, console: Console) -> None:
                 a, b, message = pairs[0]
                 more = f" and {len(pairs) - 1} more pairs" if len(pairs) > 1 else ""
                 console.print(f"  {kind}: {a} and {b}{more}" + (f": {message}" if message else ""), markup=False)
+    for backend, how in outcome.captured_changed.items():
+        console.print(f"capturing changed what {backend} ran: {printable(how)}", markup=False)
     for value in outcome.source.model.graph.output:
         groups = outcome.output_groups(value.name)
         if len(groups) > 1:

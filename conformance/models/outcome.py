@@ -144,6 +144,9 @@ def _compared(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, name: st
 def _capture_changed(run: BackendRun, model_outputs: tuple[str, ...]) -> str:
     """How the copy's own outputs differ from the untouched model's on the same backend
     (capturing made the backend run something else: a fused node, an inlined branch)."""
+    if run.captured.outputs is None and run.untouched.outputs is not None:
+        return (f"the copy could not run where the untouched model ran ({run.captured.verdict}: "
+                f"{run.captured.message[:300]}): its nodes are not judged there")
     if run.captured.outputs is None or run.untouched.outputs is None:
         return ""
     differing = [name for name in model_outputs
