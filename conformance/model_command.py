@@ -5,6 +5,7 @@ their operators' rules for the input each backend gave them, and where the backe
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -165,7 +166,5 @@ def _verdict_text(verdict: str, rules: Sequence[str]) -> str:
 
 
 def _refused(line: str) -> int:
-    import sys
-
     print(f"topk-conformance: {printable(line)}", file=sys.stderr)
     return 2
