@@ -19,12 +19,13 @@ from conformance.backends.registry import all_backends, by_name
 from conformance.core.atomic_files import WriteError
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
-from conformance.models.capture import by_op_type, judged_nodes
+from conformance.models.capture import judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
 from conformance.models.outcome import ModelOutcome
 from conformance.models.session import judge_model
 from conformance.models.source import FILLS, ModelError, filled_inputs, parse_shape, read_inputs, read_model
+from conformance.ops.registry import by_onnx_op_type
 from conformance.report.render import write_report
 from conformance.results.records import ResultsFile, environment, write_results
 from conformance.running.workers import ModelAnswer
@@ -83,7 +84,7 @@ def main(args: argparse.Namespace, console: Console) -> int:
         return _refused(str(exc.args[0]))
     nodes = judged_nodes(source.model)
     if not nodes:
-        kinds = ", ".join(by_op_type())
+        kinds = ", ".join(by_onnx_op_type())
         console.print(f"{args.model}: no node of {kinds}; nothing to judge", markup=False)
         return 0
     inputs = {name: {"dtype": str(array.dtype), "shape": list(array.shape),

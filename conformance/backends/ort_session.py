@@ -11,7 +11,7 @@ from onnx import helper
 
 from conformance.backends.base import Availability, Backend, Execution, Graph, PlacementError
 from conformance.backends.compiled import Compiled
-from conformance.ops.registry import OPERATORS
+from conformance.ops.registry import by_onnx_op_type
 
 FALLBACK_REFUSED = "fallback to CPU EP has been explicitly disabled"
 IDENTITY_WRAPPING = "identity-before-topk"
@@ -138,7 +138,7 @@ class OrtBackend(Backend):
         with self.compiling():
             session = ort.InferenceSession(model.SerializeToString(), self.session_options(cpu_fallback=True),
                                            providers=self.session_providers())
-        judged = {record.onnx_op_type for record in OPERATORS.values()}
+        judged = by_onnx_op_type()
         try:
             subgraphs = session.get_provider_graph_assignment_info()
         except Exception:  # no record of placement: every node is said to have run elsewhere than proven

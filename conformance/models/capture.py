@@ -12,15 +12,9 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from conformance.operator.record import Operator
-from conformance.ops.registry import OPERATORS
+from conformance.ops.registry import by_onnx_op_type
 
 SUBGRAPH_ATTRIBUTES = ("then_branch", "else_branch", "body")
-
-
-def by_op_type() -> dict[str, Operator[Any, Any]]:
-    """The operators judged inside models, by the ONNX op type of their nodes."""
-    return {record.onnx_op_type: record for record in OPERATORS.values() if record.onnx_op_type and record.from_node}
 
 
 @dataclass(frozen=True)
@@ -57,7 +51,7 @@ def judged_nodes(model: onnx.ModelProto) -> list[JudgedNode]:
     If and Loop nodes, depth first in the order the graphs list them. The main graph's and
     those of its If nodes' branches are captured; deeper ones and Loop bodies are listed,
     with why not."""
-    operators = by_op_type()
+    operators = by_onnx_op_type()
     found: list[JudgedNode] = []
 
     def visit(graph: onnx.GraphProto, where: str, depth: int, condition: str, runs_when: bool) -> None:
@@ -85,9 +79,11 @@ def judged_nodes(model: onnx.ModelProto) -> list[JudgedNode]:
     return found
 
 
-def constants(model: onnx.ModelProto) -> dict[str, np.ndarray[Any, Any]]:
-    """The main graph's initializers: inputs a node gets that no run returns."""
-    return {initializer.name: numpy_helper.to_array(initializer) for initializer in model.graph.initializer}
+def constants(model: onnx.ModelProto, wanted: set[str]) -> dict[str, np.ndarray[Any, Any]]:
+    """The main graph's initializers among `wanted`: inputs a node gets that no run returns
+    (only those: a detector's weights are 100 MB and more)."""
+    return {initializer.name: numpy_helper.to_array(initializer) for initializer in model.graph.initializer
+            if initializer.name in wanted}
 
 
 def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
@@ -100,7 +96,7 @@ def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
     copy.CopyFrom(model)
     _name_nodes(copy.graph, nodes)
     inferred = _inferred(model)
-    given = set(constants(model)) | {value.name for value in model.graph.input}
+    given = {value.name for value in (*model.graph.initializer, *model.graph.input)}
     outputs = [value.name for value in model.graph.output]
     tensors: dict[str, str] = {name: name for name in outputs}
     types = _types(inferred.graph)

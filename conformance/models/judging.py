@@ -14,6 +14,7 @@ import numpy as np
 from conformance.cases.loader import case_from_mapping
 from conformance.core.text import exception_text
 from conformance.models.capture import JudgedNode
+from conformance.models.compare import all_equal, differences
 from conformance.operator.interfaces import Case, Variant
 from conformance.operator.node import NodeCall, NodeUnreadable
 from conformance.operator.outcome import Outputs
@@ -92,27 +93,6 @@ def rejudged(node: JudgedNode, verdict: NodeVerdict, other: NodeVerdict, opset: 
     return judge_node(node, tensors, opset, where, "rejudged").verdict == "pass"
 
 
-def _equal(a: tuple[np.ndarray[Any, Any] | None, ...], b: tuple[np.ndarray[Any, Any] | None, ...]) -> bool:
-    return len(a) == len(b) and all(
-        (x is None and y is None) or (x is not None and y is not None and x.shape == y.shape and x.dtype == y.dtype
-                                      and x.tobytes() == y.tobytes()) for x, y in zip(a, b, strict=True))
-
-
-def _difference(a: tuple[np.ndarray[Any, Any] | None, ...], b: tuple[np.ndarray[Any, Any] | None, ...]) -> str:
-    parts = []
-    for x, y in zip(a, b, strict=True):
-        if x is None or y is None or x.shape != y.shape:
-            if not (x is None and y is None):
-                parts.append("shapes differ")
-            continue
-        if x.tobytes() == y.tobytes():
-            continue
-        differ = np.count_nonzero(x != y)
-        largest = float(np.nanmax(np.abs(x.astype(np.float64) - y.astype(np.float64)))) if x.size else 0.0
-        parts.append(f"{differ} of {x.size} elements differ, by at most {largest:.3g}")
-    return "; ".join(parts) or "equal"
-
-
 def pair_class(node: JudgedNode, a: NodeVerdict, b: NodeVerdict, opset: int, where: Path) -> tuple[str, str]:
     """The class of two backends' answers at one node, and what the message adds."""
     for verdict in ("crash", "error", "skip"):
@@ -120,11 +100,11 @@ def pair_class(node: JudgedNode, a: NodeVerdict, b: NodeVerdict, opset: int, whe
             return verdict, ""
     if "fail" in (a.verdict, b.verdict):
         return "fail", ""
-    if _equal(a.outputs, b.outputs):
+    if all_equal(a.outputs, b.outputs):
         return "same", ""
-    if _equal(a.inputs, b.inputs):
+    if all_equal(a.inputs, b.inputs):
         return "admitted", "equal inputs; both outputs admissible: a choice among equal values"
-    how = _difference(a.inputs, b.inputs)
+    how = differences(a.inputs, b.inputs)
     either = rejudged(node, a, b, opset, where) and rejudged(node, b, a, opset, where)
     reorders = ("each output is admissible for the other's input too: the difference does not reorder them"
                 if either else "the difference reorders them: an output is not admissible for the other's input")

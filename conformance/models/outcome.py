@@ -6,12 +6,12 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from conformance.models.capture import JudgedNode, constants
+from conformance.models.compare import all_equal, difference, equal
 from conformance.models.judging import NodeVerdict, judge_node, pair_class
 from conformance.models.running import BackendRun
 from conformance.models.source import ModelSource
@@ -62,21 +62,12 @@ def grouped(given: Mapping[str, Any]) -> list[list[str]]:
     groups: list[tuple[Any, list[str]]] = []
     for name, value in given.items():
         for first, members in groups:
-            if _same(first, value):
+            if all_equal(first, value) if isinstance(value, tuple) else equal(first, value):
                 members.append(name)
                 break
         else:
             groups.append((value, [name]))
     return [members for _, members in groups]
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
-    if a is None or b is None:
-        return a is b
-    x, y = np.asarray(a), np.asarray(b)
-    return x.shape == y.shape and x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
 
 def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndarray[Any, Any]],
@@ -106,10 +97,10 @@ def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndar
 
 def judged(source: ModelSource, inputs: dict[str, Any], feeds: Mapping[str, np.ndarray[Any, Any]],
            nodes: list[JudgedNode], runs: dict[str, BackendRun], model_outputs: tuple[str, ...],
-           captured: Mapping[str, str]) -> ModelOutcome:
+           captured: Mapping[str, str], runs_info: dict[str, Any]) -> ModelOutcome:
     """Each node judged on each backend, each pair classed, the model's outputs compared;
     `captured` says which output of the copy holds each captured tensor."""
-    fixed = constants(source.model)
+    fixed = constants(source.model, {name for node in nodes for name in node.inputs})
     outcomes = []
     for node in nodes:
         outcome = NodeOutcome(node, {name: _node_verdict(node, run, fixed, feeds, source, name, captured)
@@ -121,24 +112,14 @@ def judged(source: ModelSource, inputs: dict[str, Any], feeds: Mapping[str, np.n
     outputs = [(name, a, b, _compared(runs[a].untouched.outputs, runs[b].untouched.outputs, name))
                for name in model_outputs for a, b in itertools.combinations(runs, 2)]
     changed = {name: how for name, run in runs.items() if (how := _capture_changed(run, model_outputs))}
-    return ModelOutcome(source, inputs, runs, outcomes, outputs, changed)
+    return ModelOutcome(source, inputs, runs, outcomes, outputs, changed, runs_info)
 
 
 def _compared(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None, name: str) -> str:
     if a is None or b is None or name not in a or name not in b:
         return "not compared: a backend gave no output"
-    x, y = np.asarray(a[name]), np.asarray(b[name])
-    if x.dtype != y.dtype:
-        return f"differ: element types {x.dtype} and {y.dtype}"
-    if x.shape != y.shape:
-        return f"differ: shapes {list(x.shape)} and {list(y.shape)}"
-    if x.dtype == y.dtype and x.tobytes() == y.tobytes():
-        return "equal"
-    if np.issubdtype(x.dtype, np.number) and np.issubdtype(y.dtype, np.number) and x.size:
-        with np.errstate(invalid="ignore"):
-            largest = float(np.nanmax(np.abs(x.astype(np.float64) - y.astype(np.float64))))
-        return f"differ: {int(np.count_nonzero(x != y))} of {x.size} elements, by at most {largest:.3g}"
-    return "differ"
+    how = difference(a[name], b[name])
+    return how if how == "equal" else f"differ: {how}"
 
 
 def _capture_changed(run: BackendRun, model_outputs: tuple[str, ...]) -> str:
@@ -153,6 +134,3 @@ def _capture_changed(run: BackendRun, model_outputs: tuple[str, ...]) -> str:
                  if _compared(run.captured.outputs, run.untouched.outputs, name) != "equal"]
     return f"the copy's outputs {', '.join(differing)} differ from the untouched model's" if differing else ""
 
-
-def case_path(out: Path, case_id: str) -> Path:
-    return out / "cases" / f"{case_id}.yaml"

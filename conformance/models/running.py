@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 
 from conformance.backends.base import Graph
-from conformance.running.workers import NO_ANSWER, ModelAnswer, ModelRequest
+from conformance.running.workers import ModelAnswer, ModelRequest
 
 RunModel = Callable[[ModelRequest], ModelAnswer]
 
@@ -55,6 +55,6 @@ def run_on(run: RunModel, captured: Graph, untouched: Graph) -> BackendRun:
     run the model. Where the copy got no answer in time, the untouched model is not tried: it
     would most likely cost the whole time limit again."""
     copy = run(ModelRequest(captured))
-    if copy.verdict == "crash" and copy.message.startswith(NO_ANSWER):
+    if copy.timed_out:
         return BackendRun(copy, ModelAnswer(None, "skip", f"not run: the copy got {copy.message.split(';')[0]}"))
     return BackendRun(copy, run(ModelRequest(untouched)))

@@ -64,6 +64,4 @@ def judge_model(source: ModelSource, feeds: Mapping[str, np.ndarray[Any, Any]], 
     finally:
         executors.close()
     runs = {backend.name: runs[backend.name] for backend in backends if backend.name in runs}  # in the order asked
-    outcome = judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors)
-    outcome.runs_info = info
-    return outcome
+    return judged(source, inputs, feeds, nodes, runs, model_outputs, capture.tensors, info)

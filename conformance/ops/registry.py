@@ -21,6 +21,11 @@ def operator(name: str) -> Operator[Any, Any]:
     return OPERATORS[name]
 
 
+def by_onnx_op_type() -> dict[str, Operator[Any, Any]]:
+    """The operators judged inside a user's model, by the ONNX op type of their nodes."""
+    return {record.onnx_op_type: record for record in OPERATORS.values() if record.onnx_op_type and record.from_node}
+
+
 @cache
 def all_variants() -> tuple[Variant, ...]:
     """Every graph variant of every operator, in the order results are given."""

@@ -38,7 +38,7 @@ from conformance.running.runner import GraphCache, execute, execute_pack
 # spawn, not fork: runtimes start threads at import, and forked threads deadlock.
 _CONTEXT = multiprocessing.get_context("spawn")
 PROBE = "probe"  # the request for the backend's availability and description
-NO_ANSWER = "no answer in"  # how a model's run that hung begins its message
+_DIED = object()  # Worker._answer's word for a worker that died instead of answering
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,7 @@ class ModelAnswer:
     message: str = ""
     placement: str = ""
     elsewhere: dict[str, str] = dataclasses.field(default_factory=dict)  # Execution.elsewhere
+    timed_out: bool = False  # a crash because the worker gave no answer in time (it was killed)
 
 
 def run_model_here(backend: Backend, request: ModelRequest) -> ModelAnswer:
@@ -528,34 +529,50 @@ class Worker:
 
     def begin(self, case: Case, variant: Variant) -> None:
         """Send one request to a ready worker; the case goes once, not with each graph."""
+        holds = self._holds
+        self._holds = case if self._send((None if case is holds else case, variant)) else None
+
+    def _send(self, request: object) -> bool:
+        """Send a request to a ready worker: in flight from now; False where it could not be
+        sent (the answer's wait then finds the worker dead)."""
         assert self._connection is not None
         self.busy = True
         self.died = ""
         self.began = time.monotonic()
+        self._holds = None  # the request names the case it needs again, unless begin() says otherwise
         if self.said:
             with contextlib.suppress(OSError):
                 os.truncate(self.said, 0)  # the worker appends: what it prints from here is this request's
         try:
-            self._connection.send((None if case is self._holds else case, variant))
-            self._holds = case
+            self._connection.send(request)
         except OSError:
-            self._holds = None  # receive() finds the worker dead
+            return False
+        return True
+
+    def _answer(self) -> Any:
+        """The answer to the request in flight, or _DIED where the worker died (`died` says how)."""
+        assert self._connection is not None
+        try:
+            answer = self._connection.recv()
+        except (EOFError, OSError):
+            self._process.join(5)
+            self.died = _signal_name(self._process.exitcode)
+            self._discard()
+            return _DIED
+        self.busy = False
+        self.served += 1
+        return answer
 
     def receive(self, case: Case, variant: Variant) -> Result:
         """The answer to the request in flight (a crash where the worker died)."""
-        assert self._connection is not None
-        try:
-            result: Result = self._connection.recv()
-            self.busy = False
-            self.served += 1
-            self._stop_if_spoiled(case)
-            return result
-        except (EOFError, OSError):
-            self._process.join(5)
-            how = self.died = _signal_name(self._process.exitcode)
-            self._discard()
-            return crash_result(case, self.backend.name, variant, f"the worker process died ({how}){self.printed()}",
-                                self.isa, self._spent(), self.device)
+        answer = self._answer()
+        if answer is _DIED:
+            return crash_result(case, self.backend.name, variant,
+                                f"the worker process died ({self.died}){self.printed()}", self.isa, self._spent(),
+                                self.device)
+        self._stop_if_spoiled(case)
+        result: Result = answer
+        return result
 
     def run_model(self, request: ModelRequest) -> ModelAnswer:
         """A whole model, waited for under the time limit: a death or a hang is a `crash`."""
@@ -565,36 +582,21 @@ class Worker:
             connection = self._started()
         except RuntimeError as exc:
             return ModelAnswer(None, "crash", str(exc))
-        self.busy, self.died, self.began, self._holds = True, "", time.monotonic(), None
-        if self.said:
-            with contextlib.suppress(OSError):
-                os.truncate(self.said, 0)
-        with contextlib.suppress(OSError):
-            connection.send(request)
+        self._send(request)
         if not connection.poll(self.timeout):
             printed = self.printed()
             self.stop(graceful=False)
-            return ModelAnswer(None, "crash", f"{NO_ANSWER} {self.timeout:g} s; the worker was killed{printed}")
-        try:
-            answer: ModelAnswer = connection.recv()
-            self.busy = False
-            self.served += 1
-            return answer
-        except (EOFError, OSError):
-            self._process.join(5)
-            how = self.died = _signal_name(self._process.exitcode)
-            printed = self.printed()
-            self._discard()
-            return ModelAnswer(None, "crash", f"the worker process died ({how}){printed}")
+            return ModelAnswer(None, "crash", f"no answer in {self.timeout:g} s; the worker was killed{printed}",
+                               timed_out=True)
+        answer = self._answer()
+        if answer is _DIED:
+            return ModelAnswer(None, "crash", f"the worker process died ({self.died}){self.printed()}")
+        model_answer: ModelAnswer = answer
+        return model_answer
 
     def begin_pack(self, items: list[tuple[Case, Variant]]) -> None:
         """Send a pack to a ready worker (PackRequest); it forgets its case with it."""
-        assert self._connection is not None
-        self.busy = True
-        self.died = ""
-        self._holds = None
-        with contextlib.suppress(OSError):  # receive_pack() finds the worker dead
-            self._connection.send(PackRequest(tuple(items)))
+        self._send(PackRequest(tuple(items)))
 
     def execute_pack(self, items: list[tuple[Case, Variant]]) -> list[Result | None] | None:
         """One pack, waited for under the time limit of one graph (one compilation and one
@@ -615,18 +617,12 @@ class Worker:
     def receive_pack(self, items: list[tuple[Case, Variant]]) -> list[Result | None] | None:
         """The answers to the pack in flight, `items` (runner.execute_pack); None where the
         worker died (`died` says how)."""
-        assert self._connection is not None
-        try:
-            answers: list[Result | None] = self._connection.recv()
-            self.busy = False
-            self.served += 1
-            self._stop_if_spoiled(*(case for case, _ in items))
-            return answers
-        except (EOFError, OSError):
-            self._process.join(5)
-            self.died = _signal_name(self._process.exitcode)
-            self._discard()
+        answer = self._answer()
+        if answer is _DIED:
             return None
+        self._stop_if_spoiled(*(case for case, _ in items))
+        answers: list[Result | None] = answer
+        return answers
 
     def _stop_if_spoiled(self, *cases: Case) -> None:
         """A process that ran a graph known to corrupt it (its record's spoilers) is killed (its

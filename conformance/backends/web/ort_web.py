@@ -30,7 +30,7 @@ from conformance.backends.web.browser_host import BrowserHost, NoAdapter
 from conformance.backends.web.environment import PACKAGE, VERSION, WebSetup, default_setup
 from conformance.backends.web.hosts import Host, Hung
 from conformance.backends.web.node_host import NodeHost
-from conformance.ops.registry import OPERATORS
+from conformance.ops.registry import by_onnx_op_type
 
 
 class OrtWebBackend(Backend):
@@ -137,7 +137,7 @@ class OrtWebBackend(Backend):
         """The model's selection op types (`op:TopK`) the log puts on another provider, or
         says nothing of: their nodes' answers are not this provider's."""
         providers = protocol.placements(placed) or {}
-        judged = {record.onnx_op_type for record in OPERATORS.values()}
+        judged = by_onnx_op_type()
         present = {node.op_type for node in model.graph.node if node.op_type in judged}
         found = {}
         for op_type in sorted(present):
