@@ -17,8 +17,10 @@ from rich.text import Text
 from conformance.backends.base import Backend
 from conformance.backends.registry import all_backends, by_name
 from conformance.core.atomic_files import WriteError
+from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
+from conformance.models.alone import Alone, rerun_alone
 from conformance.models.capture import judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
@@ -97,17 +99,37 @@ def main(args: argparse.Namespace, console: Console) -> int:
         told = "ran" if answer.outputs is not None else f"{answer.verdict}: {printable(answer.message)[:200]}"
         console.print(f"  {name}: {told} ({seconds:.1f} s)", markup=False)
 
-    outcome = judge_model(source, feeds, nodes, candidates, inputs, args.timeout, bool(args.backend), said)
+    try:
+        with interruptible():
+            outcome = judge_model(source, feeds, nodes, candidates, inputs, args.timeout, bool(args.backend), said)
+    except Interrupted as stop:  # while asking the backends whether they run here
+        print(f"topk-conformance: stopped by {stop.name} before any backend ran the model", file=sys.stderr)
+        return 128 + stop.signum
     try:
         cases = write_cases(outcome, args.out)
-        data = ResultsFile(environment(), outcome.runs_info, [], [], models=[model_entry(outcome, cases, args.out)])
+    except WriteError as exc:
+        return _refused(str(exc))
+    alone: dict[tuple[str, str], Alone] = {}
+    if not outcome.interrupted:
+        try:
+            with interruptible():
+                alone = rerun_alone(outcome, cases, candidates, args.timeout)
+        except Interrupted as stop:  # what was judged is written; the reruns are left out
+            outcome.interrupted, outcome.signum = f"stopped by {stop.name} while rerunning the fails alone", stop.signum
+    try:
+        data = ResultsFile(environment(), outcome.runs_info, [], [],
+                           models=[model_entry(outcome, cases, args.out, alone)])
         write_results(args.out / "results.json", data)
         write_report(args.out / "report.html", data)
     except WriteError as exc:
         return _refused(str(exc))
     _print(outcome, console)
+    _print_alone(outcome, alone, console)
     console.print(f"wrote {args.out / 'results.json'}, {args.out / 'report.html'} and {len(cases)} case files",
                   markup=False)
+    if outcome.interrupted:
+        print(f"topk-conformance: {outcome.interrupted}; what was judged is written", file=sys.stderr)
+        return 128 + outcome.signum
     failing = outcome.failing()
     return 1 if args.strict and failing else 0
 
@@ -131,7 +153,7 @@ def _print(outcome: ModelOutcome, console: Console) -> None:
         for _, _, kind, _ in node.pairs:
             counts[kind] = counts.get(kind, 0) + 1
         classes = ", ".join(f"{kind} {counts[kind]}" for kind in CLASSES if kind in counts)
-        table.add_row(str(node.node.position), Text(f"{node.node.name} ({node.node.op_type})"),
+        table.add_row(node.key, Text(f"{node.label} ({node.node.op_type})"),
                       *(Text(_verdict_text(verdict.verdict, verdict.rules)) for verdict in node.verdicts.values()),
                       classes)
     console.print(table)
@@ -140,7 +162,7 @@ def _print(outcome: ModelOutcome, console: Console) -> None:
         console.print("where the backends part: at no judged node", markup=False)
     else:
         answers = _groups(parting.answer_groups())
-        console.print(f"where the backends part: node {parting.node.position}, {parting.node.name} "
+        console.print(f"where the backends part: node {parting.key}, {parting.label} "
                       f"({parting.node.op_type}, {parting.node.where}); its answers: {answers}", markup=False)
         for kind in ("fail", "flipped", "admitted"):
             pairs = [(a, b, message) for a, b, found, message in parting.pairs if found == kind]
@@ -154,6 +176,15 @@ def _print(outcome: ModelOutcome, console: Console) -> None:
         groups = outcome.output_groups(value.name)
         if len(groups) > 1:
             console.print(f"model output {value.name}: {_groups(groups)}", markup=False)
+
+
+def _print_alone(outcome: ModelOutcome, alone: dict[tuple[str, str], Alone], console: Console) -> None:
+    names = {node.key: node.label for node in outcome.nodes}
+    for (key, backend), rerun in alone.items():
+        said = ("a finding candidate: it fails alone by the same rules" if rerun.candidate
+                else "it does not fail alone by the same rules: the model around it matters")
+        console.print(f"node {key}, {names[key]}, on {backend}: {said} ({printable(rerun.message)[:300]})",
+                      markup=False)
 
 
 def _groups(groups: list[list[str]]) -> str:

@@ -158,5 +158,30 @@ def greedy_step(path: Path, hidden: int = 512, vocabulary: int = 8000) -> Path:
     return _saved(graph, path)
 
 
+def beam_loop(path: Path, width: int = 1200, beams: int = 50, steps: int = 3) -> Path:
+    """A decoder's top-k filter as a scripted export writes it: a Loop of `steps` iterations
+    whose body takes the TopK (K 50) of the carried scores over 1,200 tokens (its indices
+    stacked per step as a scan output) and scales the scores for the next step; the TopK runs
+    once per iteration."""
+    body = helper.make_graph(
+        [helper.make_node("TopK", ["scores_in", "beams"], ["beam_scores", "beam_tokens"], axis=-1, name="beam_topk"),
+         helper.make_node("Mul", ["scores_in", "decay"], ["scores_out"]),
+         helper.make_node("Identity", ["go_in"], ["go_out"]),
+         helper.make_node("Identity", ["beam_tokens"], ["tokens_each"])],
+        "step",
+        [_value("step", TensorProto.INT64, []), _value("go_in", TensorProto.BOOL, []),
+         _value("scores_in", TensorProto.FLOAT, [1, width])],
+        [_value("go_out", TensorProto.BOOL, []), _value("scores_out", TensorProto.FLOAT, [1, width]),
+         _value("tokens_each", TensorProto.INT64, [1, beams])])
+    graph = helper.make_graph(
+        [helper.make_node("Loop", ["steps", "go", "scores"], ["final_scores", "tokens"], body=body, name="decode")],
+        "beam_loop", [_value("scores", TensorProto.FLOAT, [1, width])],
+        [_value("final_scores", TensorProto.FLOAT, [1, width]), _value("tokens", TensorProto.INT64, [steps, 1, beams])],
+        [numpy_helper.from_array(np.array(steps, np.int64), "steps"), numpy_helper.from_array(np.array(True), "go"),
+         numpy_helper.from_array(np.array([beams], np.int64), "beams"),
+         numpy_helper.from_array(np.array(0.5, np.float32), "decay")])
+    return _saved(graph, path)
+
+
 PATTERNS = {"rpn": rpn, "yolov10": yolov10, "moe_router": moe_router, "segmentation": segmentation,
-            "greedy_step": greedy_step}
+            "greedy_step": greedy_step, "beam_loop": beam_loop}

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +19,7 @@ import numpy as np
 import onnx
 import pytest
 from fault_backends import ModelAbortingBackend, ModelHangingBackend
-from harness import run_cli
+from harness import REPO, run_cli
 from model_patterns import PATTERNS, rpn
 from onnx import TensorProto, helper, numpy_helper
 
@@ -73,9 +77,16 @@ def test_an_rpn_parts_at_its_topk_on_ties_and_its_nms_inside_an_if_is_judged(tmp
 
 
 def test_a_written_case_reruns_alone_with_the_same_verdict(tmp_path: Path) -> None:
-    _, document = _judged(tmp_path, "rpn", "ort-cpu", "openvino-cpu")
-    case_file = _node(document, "rpn_topk")["results"]["openvino-cpu"]["case_file"]
+    """The command reruns each fail alone itself, and says it is a finding candidate; `run
+    --cases` on the written file agrees."""
+    done, document = _judged(tmp_path, "rpn", "ort-cpu", "openvino-cpu")
+    result = _node(document, "rpn_topk")["results"]["openvino-cpu"]
+    case_file = result["case_file"]
     assert case_file
+    assert result["alone"]["candidate"] is True and result["alone"]["verdict"] == "fail"
+    assert "tie-order" in result["alone"]["rules"]
+    assert "alone" not in _node(document, "rpn_topk")["results"]["ort-cpu"]
+    assert "node 0, rpn_topk, on openvino-cpu: a finding candidate" in done.stdout
     rerun = run_cli("run", "--cases", tmp_path / "out-rpn" / case_file, "--backend", "openvino-cpu",
                     "--backend", "ort-cpu", "--out", tmp_path / "rerun")
     results = json.loads((tmp_path / "rerun" / "results.json").read_text())["results"]
@@ -119,6 +130,7 @@ def test_an_argmax_model_parts_where_a_backend_gives_the_wrong_index_type(tmp_pa
     (node,) = model["nodes"]
     assert node["results"]["ort-cpu"]["verdict"] == "pass"
     assert node["results"]["mnn-cpu"]["rules"] == ["dtype"]
+    assert node["results"]["mnn-cpu"]["alone"]["candidate"] is True
     assert model["parting"]["node"] == node["name"]
 
 
@@ -175,11 +187,16 @@ def test_the_users_file_is_never_written_and_the_copy_passes_the_checker(tmp_pat
 
 
 def _loop_and_nested(path: Path) -> Path:
-    """A TopK in a Loop body and one in an If inside an If's branch: listed, not captured."""
-    inner_topk = helper.make_node("TopK", ["x", "k"], ["v", "i"], name="loop_topk")
+    """A TopK in a Loop body (reading the main graph's x), and one in an If inside that body."""
+    nested = helper.make_node("If", ["cond_in"], ["picked"], name="nested_if", then_branch=helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["nv", "ni"], name="nested_topk")], "then", [],
+        [helper.make_tensor_value_info("ni", TensorProto.INT64, [1, 2])]), else_branch=helper.make_graph(
+        [helper.make_node("Identity", ["i"], ["same_i"])], "else", [],
+        [helper.make_tensor_value_info("same_i", TensorProto.INT64, [1, 2])]))
     body = helper.make_graph(
-        [inner_topk, helper.make_node("Identity", ["cond_in"], ["cond_out"]),
-         helper.make_node("Identity", ["i"], ["scan"])], "body",
+        [helper.make_node("TopK", ["x", "k"], ["v", "i"], name="loop_topk"), nested,
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]), helper.make_node("Identity", ["picked"], ["scan"])],
+        "body",
         [helper.make_tensor_value_info("iter", TensorProto.INT64, []),
          helper.make_tensor_value_info("cond_in", TensorProto.BOOL, [])],
         [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
@@ -198,15 +215,42 @@ def _loop_and_nested(path: Path) -> Path:
     return path
 
 
-def test_a_node_in_a_loop_body_is_listed_with_why_it_is_not_captured(tmp_path: Path) -> None:
-    done = run_cli("model", _loop_and_nested(tmp_path / "loop.onnx"), "--backend", "ort-cpu", "--out", tmp_path / "o")
+def test_a_node_in_a_loop_body_is_judged_in_each_iteration_and_a_deeper_one_listed(tmp_path: Path) -> None:
+    # OpenVINO cannot read this model (an If in a Loop body that reads the body's condition). The ONNX
+    # reference concatenates the Loop's scan outputs where ONNX Runtime stacks them: split back here.
+    done = run_cli("model", _loop_and_nested(tmp_path / "loop.onnx"), "--backend", "ort-cpu",
+                   "--backend", "onnx-reference", "--out", tmp_path / "o")
     assert done.returncode == 0, done.stderr
     (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
-    by_name_ = {node["name"]: node for node in model["nodes"]}
-    assert by_name_["loop_topk"]["where"] == "Loop loop body"
-    assert by_name_["loop_topk"]["results"]["ort-cpu"]["verdict"] == "skip"
-    assert "captures the main graph" in by_name_["loop_topk"]["not_captured"]
-    assert by_name_["main_topk"]["results"]["ort-cpu"]["verdict"] == "pass"
+    loop_rows = [node for node in model["nodes"] if node["name"] == "loop_topk"]
+    assert [node.get("iteration") for node in loop_rows] == [0, 1]
+    for node in loop_rows:
+        assert node["where"] == "Loop loop body" and node["not_captured"] == ""
+        assert {result["verdict"] for result in node["results"].values()} == {"pass"}
+        assert _classes(node, "ort-cpu", "onnx-reference") == "same"
+    (nested,) = [node for node in model["nodes"] if node["name"] == "nested_topk"]
+    assert nested["results"]["ort-cpu"]["verdict"] == "skip"
+    assert "captures the main graph, the branches of its If nodes and the bodies of its Loop nodes" in (
+        nested["not_captured"])
+    (main,) = [node for node in model["nodes"] if node["name"] == "main_topk"]
+    assert main["results"]["ort-cpu"]["verdict"] == "pass"
+
+
+def test_a_decoders_loop_parts_in_every_iteration_and_each_is_a_case(tmp_path: Path) -> None:
+    """A top-k filter inside a Loop, on tied scores: OpenVINO breaks ONNX's tie order in each
+    of the three iterations; each is written as a case, rerun alone, and a finding candidate."""
+    done, document = _judged(tmp_path, "beam_loop", "ort-cpu", "openvino-cpu")
+    assert done.returncode == 0, done.stderr
+    (model,) = document["models"]
+    assert [node.get("iteration") for node in model["nodes"]] == [0, 1, 2]
+    for node in model["nodes"]:
+        assert node["results"]["ort-cpu"]["verdict"] == "pass"
+        failed = node["results"]["openvino-cpu"]
+        assert failed["rules"] == ["tie-order"] and failed["alone"]["candidate"] is True
+        assert (tmp_path / "out-beam_loop" / failed["case_file"]).exists()
+    assert model["parting"] == {"node": "beam_topk", "position": 0, "iteration": 0,
+                                "pairs": [{"backends": ["ort-cpu", "openvino-cpu"], "class": "fail"}]}
+    assert "where the backends part: node 0.0, beam_topk (iteration 0)" in done.stdout
 
 
 def test_merge_carries_the_models_of_each_file(tmp_path: Path) -> None:
@@ -345,3 +389,52 @@ def test_a_node_inside_a_branch_is_judged_where_the_branch_ran_and_skipped_where
     else:
         assert verdicts == {"ort-cpu": "skip", "openvino-cpu": "skip"}
         assert "its branch did not run" in node["results"]["ort-cpu"]["message"]
+
+
+_INTERRUPTED_MODEL = """
+import sys
+sys.path[:0] = {paths!r}
+from fault_backends import ModelHangingBackend
+from conformance import model_command
+from conformance.backends.registry import by_name
+from conformance.cli import main
+model_command._backends = lambda names: [ModelHangingBackend(), *by_name(["ort-cpu"])]
+sys.exit(main(["model", {model!r}, "--fill", "tiles", "--out", {out!r}, "--timeout", "600"]))
+"""
+
+
+def test_an_interrupted_model_command_writes_what_answered_and_leaves_no_worker(tmp_path: Path) -> None:
+    """SIGINT while one backend hangs on the model: the command stops at once (not after the
+    hanging backend's time limit), judges what answered, writes it, and exits 130."""
+    script = _INTERRUPTED_MODEL.format(paths=[str(Path(__file__).parent), str(REPO)],
+                                       model=str(rpn(tmp_path / "rpn.onnx")), out=str(tmp_path / "out"))
+    command = subprocess.Popen([sys.executable, "-c", script], cwd=REPO, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, CI="true", COLUMNS="200"))
+    assert command.stdout is not None
+    seen = ""
+    for line in command.stdout:  # the hanging backend never answers: ort-cpu's word is the moment
+        seen += line
+        if "ort-cpu: ran" in line:
+            break
+    workers = _children_of(command.pid)
+    began = time.monotonic()
+    command.send_signal(signal.SIGINT)
+    stdout, stderr = command.communicate(timeout=60)
+    assert time.monotonic() - began < 30
+    assert command.returncode == 130, seen + stdout + stderr
+    assert "stopped by SIGINT; what was judged is written" in stderr and "Traceback" not in stderr, stderr
+    (model,) = json.loads((tmp_path / "out" / "results.json").read_text())["models"]
+    assert model["interrupted"] == "stopped by SIGINT"
+    topk = next(node for node in model["nodes"] if node["name"] == "rpn_topk")
+    assert topk["results"]["ort-cpu"]["verdict"] == "pass"
+    assert topk["results"]["fault-model-hang"]["verdict"] == "skip"
+    assert "not run: stopped by SIGINT" in model["backends"]["fault-model-hang"]["message"]
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert workers and not [pid for pid in workers if Path(f"/proc/{pid}").exists()
+                            and "conformance" in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
+
+
+def _children_of(pid: int) -> list[int]:
+    listing = subprocess.run(["ps", "-eo", "pid,ppid"], capture_output=True, text=True).stdout.split("\n")[1:]
+    return [int(row.split()[0]) for row in listing if row.split() and int(row.split()[1]) == pid]

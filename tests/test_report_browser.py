@@ -352,7 +352,7 @@ def model_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     feeds = filled_inputs(source, "tiles", 0, {})
     outcome = judge_model(source, feeds, judged_nodes(source.model), by_name(["ort-cpu", "openvino-cpu", "tract"]),
                           {}, 120.0, named=True)
-    entry = model_entry(outcome, write_cases(outcome, folder), folder)
+    entry = model_entry(outcome, write_cases(outcome, folder), folder, {})
     write_report(folder / "report.html", ResultsFile(environment(), outcome.runs_info, [], [], models=[entry]))
     return folder / "report.html"
 

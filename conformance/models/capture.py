@@ -34,6 +34,9 @@ class JudgedNode:
     # the one a true condition runs.
     condition: str = ""
     runs_when: bool = True
+    # In a Loop body of the main graph: its tensors come back stacked, one row per iteration,
+    # and each iteration is judged on its own.
+    per_iteration: bool = False
 
 
 @dataclass(frozen=True)
@@ -44,38 +47,41 @@ class Capture:
     model: onnx.ModelProto
     outputs: tuple[str, ...]
     tensors: Mapping[str, str]
+    # Tensors of Loop bodies, whose outputs hold one row per iteration: each one's shape in one
+    # iteration, as inference found it (None where it did not; a dimension None where symbolic).
+    stacked: Mapping[str, tuple[int | None, ...] | None] = field(default_factory=dict)
 
 
 def judged_nodes(model: onnx.ModelProto) -> list[JudgedNode]:
     """Every node of a judged operator, in the main graph and in the branches and bodies of its
-    If and Loop nodes, depth first in the order the graphs list them. The main graph's and
-    those of its If nodes' branches are captured; deeper ones and Loop bodies are listed,
-    with why not."""
+    If and Loop nodes, depth first in the order the graphs list them. The main graph's, its If
+    nodes' branches' and its Loop nodes' bodies' are captured; deeper ones (and Scan bodies)
+    are listed, with why not."""
     operators = by_onnx_op_type()
     found: list[JudgedNode] = []
 
-    def visit(graph: onnx.GraphProto, where: str, depth: int, condition: str, runs_when: bool) -> None:
+    def visit(graph: onnx.GraphProto, where: str, depth: int, condition: str, runs_when: bool, loop: bool) -> None:
         for number, node in enumerate(graph.node):
             if node.domain in ("", "ai.onnx") and node.op_type in operators:
                 not_captured = ""
-                if depth > 1 or (depth == 1 and not condition):
-                    not_captured = (f"inside {where}: this version captures the main graph and the branches of its "
-                                    "If nodes")
+                if depth > 1 or (depth == 1 and not condition and not loop):
+                    not_captured = (f"inside {where}: this version captures the main graph, the branches of its "
+                                    "If nodes and the bodies of its Loop nodes")
                 found.append(JudgedNode(
                     len(found), node.name or f"{node.op_type}_{len(found)}", operators[node.op_type].name,
                     node.op_type, where, tuple(node.input), tuple(node.output),
                     {a.name: helper.get_attribute_value(a) for a in node.attribute
                      if a.type != onnx.AttributeProto.GRAPH},
-                    not_captured, condition if depth == 1 else "", runs_when,
+                    not_captured, condition if depth == 1 else "", runs_when, depth == 1 and loop,
                 ))
             for attribute in node.attribute:
                 if attribute.type == onnx.AttributeProto.GRAPH and attribute.name in SUBGRAPH_ATTRIBUTES:
                     label = f"{node.op_type} {node.name or '#' + str(number)} {attribute.name}"
                     branch = node.op_type == "If" and depth == 0
                     visit(attribute.g, label, depth + 1, node.input[0] if branch else "",
-                          attribute.name == "then_branch")
+                          attribute.name == "then_branch", node.op_type == "Loop" and depth == 0)
 
-    visit(model.graph, "main graph", 0, "", True)
+    visit(model.graph, "main graph", 0, "", True, False)
     return found
 
 
@@ -101,19 +107,30 @@ def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
     tensors: dict[str, str] = {name: name for name in outputs}
     types = _types(inferred.graph)
     made_in_branches = _branch_tensors(inferred, types)
+    made_in_loops = _loop_tensors(inferred, types)
+    stacked: dict[str, tuple[int | None, ...] | None] = {}
     for node in nodes:
         if node.not_captured:
             continue
         for name in (*node.inputs, *node.outputs, *([node.condition] if node.condition else [])):
             if not name or name in given or name in tensors:
                 continue
-            if name in made_in_branches:
+            if name in made_in_loops:
+                tensors[name] = _through_loop(copy.graph, made_in_loops[name], name)
+                stacked[name] = _shape(made_in_loops[name][1])
+            elif name in made_in_branches:
                 tensors[name] = _through_if(copy.graph, made_in_branches[name], name)
             else:
                 tensors[name] = name
                 copy.graph.output.append(types.get(name) or helper.make_empty_tensor_value_info(name))
             outputs.append(tensors[name])
-    return Capture(copy, tuple(outputs), tensors)
+    return Capture(copy, tuple(outputs), tensors, stacked)
+
+
+def _shape(value: onnx.ValueInfoProto | None) -> tuple[int | None, ...] | None:
+    if value is None or not value.type.tensor_type.HasField("shape"):
+        return None
+    return tuple(dim.dim_value if dim.HasField("dim_value") else None for dim in value.type.tensor_type.shape.dim)
 
 
 def _name_nodes(graph: onnx.GraphProto, nodes: list[JudgedNode]) -> None:
@@ -160,6 +177,25 @@ def _branch_tensors(inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoPr
                     for name in inner.output:
                         if name:
                             found[name] = (position, attribute.name, types.get(name))
+    return found
+
+
+def _loop_tensors(inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoProto]
+                  ) -> dict[str, tuple[int, onnx.ValueInfoProto | None]]:
+    """Tensors of a body of one of the main graph's Loop nodes, its inputs (the iteration
+    number, the condition, the carried values) and what its nodes make: (the Loop's
+    position, the tensor's type where inference found one)."""
+    found: dict[str, tuple[int, onnx.ValueInfoProto | None]] = {}
+    for position, node in enumerate(inferred.graph.node):
+        if node.op_type != "Loop":
+            continue
+        for attribute in node.attribute:
+            if attribute.name == "body":
+                types = _branch_types(attribute.g, inferred, outer)
+                for name in (*(value.name for value in attribute.g.input),
+                             *(name for inner in attribute.g.node for name in inner.output)):
+                    if name:
+                        found[name] = (position, types.get(name))
     return found
 
 
@@ -227,4 +263,27 @@ def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProt
             attribute.g.output.append(helper.make_tensor_value_info(empty, elem_type, free))
     if_node.output.append(outer)
     graph.output.append(helper.make_tensor_value_info(outer, elem_type, free))
+    return outer
+
+
+def _through_loop(graph: onnx.GraphProto, made: tuple[int, onnx.ValueInfoProto | None], name: str) -> str:
+    """The tensor as an extra scan output of its Loop (in the copy): the body gives it each
+    iteration (through an Identity, since it may be one of the body's own inputs) and the Loop
+    stacks them; returns the Loop's new output's name."""
+    position, value = made
+    loop = graph.node[position]
+    body = next(attribute.g for attribute in loop.attribute if attribute.name == "body")
+    tensor_type = value.type.tensor_type if value is not None else None
+    elem_type = tensor_type.elem_type if tensor_type is not None else onnx.TensorProto.FLOAT
+    rank = len(tensor_type.shape.dim) if tensor_type is not None and tensor_type.HasField("shape") else None
+    each = f"{name}__each"
+    body.node.append(helper.make_node("Identity", [name], [each]))
+    body.output.append(helper.make_tensor_value_info(each, elem_type, None if rank is None else [None] * rank))
+    # A Loop's outputs are its carried values then its scan outputs, as the body's (after its
+    # condition): one the node leaves out at the end is named "" so that the new one lines up.
+    while len(loop.output) < len(body.output) - 2:
+        loop.output.append("")
+    outer = f"{name}__captured"
+    loop.output.append(outer)
+    graph.output.append(helper.make_tensor_value_info(outer, elem_type, None if rank is None else [None] * (rank + 1)))
     return outer

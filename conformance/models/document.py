@@ -4,6 +4,7 @@ its nodes that fail or flip (contract section 9), which `run --cases` reruns alo
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.core.dtypes import to_jsonable
+from conformance.models.alone import Alone
 from conformance.models.outcome import ModelOutcome, NodeOutcome
 
 
@@ -32,7 +34,7 @@ def to_write(node: NodeOutcome) -> list[str]:
     return list(dict.fromkeys(wanted))
 
 
-def write_cases(outcome: ModelOutcome, out: Path) -> dict[tuple[int, str], Path]:
+def write_cases(outcome: ModelOutcome, out: Path) -> dict[tuple[str, str], Path]:
     written = {}
     for node in outcome.nodes:
         for backend in to_write(node):
@@ -43,12 +45,12 @@ def write_cases(outcome: ModelOutcome, out: Path) -> dict[tuple[int, str], Path]
             fields["tags"] = ["model", backend.replace("-", "_")]
             why = (f"{verdict.verdict} [{', '.join(verdict.rules)}]" if verdict.verdict == "fail"
                    else "its input differs from another backend's, and its choice with it")
-            header = [f"# Node {node.node.name} ({node.node.op_type}) of {outcome.source.path.name} "
+            header = [f"# Node {node.label} ({node.node.op_type}) of {outcome.source.path.name} "
                       f"(sha256 {outcome.source.sha256[:16]}), as {backend} ran it: {why}.",
                       "# Written by `topk-conformance model`; `topk-conformance run --cases FILE` reruns it alone."]
             path = out / "cases" / f"{fields['id']}.yaml"
             atomic_write_text(path, "\n".join([*header, *_case_lines(fields)]) + "\n")
-            written[(node.node.position, backend)] = path
+            written[(node.key, backend)] = path
     return written
 
 
@@ -61,12 +63,14 @@ def _case_lines(fields: dict[str, Any]) -> list[str]:
     return lines
 
 
-def model_entry(outcome: ModelOutcome, cases: dict[tuple[int, str], Path], out: Path) -> dict[str, Any]:
+def model_entry(outcome: ModelOutcome, cases: dict[tuple[str, str], Path], out: Path,
+                alone: Mapping[tuple[str, str], Alone]) -> dict[str, Any]:
     parting = outcome.parting
     return {
         "file": str(outcome.source.path),
         "sha256": outcome.source.sha256,
         "opset": outcome.source.opset,
+        **({"interrupted": outcome.interrupted} if outcome.interrupted else {}),
         "inputs": outcome.inputs,
         "backends": {name: {"verdict": run.untouched.verdict if run.untouched.outputs is None else "pass",
                             "message": run.untouched.message,
@@ -76,15 +80,19 @@ def model_entry(outcome: ModelOutcome, cases: dict[tuple[int, str], Path], out: 
         "nodes": [{
             "position": node.node.position, "name": node.node.name, "op": node.node.op,
             "op_type": node.node.op_type, "where": node.node.where, "not_captured": node.node.not_captured,
+            **({"iteration": node.iteration} if node.iteration is not None else {}),
             "results": {backend: {"verdict": verdict.verdict, "rules": list(verdict.rules),
                                   "message": verdict.message,
-                                  "case_file": str(cases[(node.node.position, backend)].relative_to(out))
-                                  if (node.node.position, backend) in cases else ""}
+                                  "case_file": str(cases[(node.key, backend)].relative_to(out))
+                                  if (node.key, backend) in cases else "",
+                                  **({"alone": alone[(node.key, backend)].entry()}
+                                     if (node.key, backend) in alone else {})}
                         for backend, verdict in node.verdicts.items()},
             "pairs": [{"backends": [a, b], "class": kind, "message": message} for a, b, kind, message in node.pairs],
         } for node in outcome.nodes],
         "outputs": [{"name": name, "backends": [a, b], "compared": how} for name, a, b, how in outcome.outputs],
         "parting": None if parting is None else {
             "node": parting.node.name, "position": parting.node.position,
+            **({"iteration": parting.iteration} if parting.iteration is not None else {}),
             "pairs": [{"backends": [a, b], "class": kind} for a, b, kind, _ in parting.pairs if kind != "same"]},
     }

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from conformance.models.capture import JudgedNode, constants
+from conformance.models.capture import Capture, JudgedNode, constants
 from conformance.models.compare import all_equal, difference, equal
 from conformance.models.judging import NodeVerdict, judge_node, pair_class
 from conformance.models.running import BackendRun
@@ -24,6 +24,16 @@ class NodeOutcome:
     node: JudgedNode
     verdicts: dict[str, NodeVerdict] = field(default_factory=dict)
     pairs: list[tuple[str, str, str, str]] = field(default_factory=list)  # (a, b, class, message)
+    iteration: int | None = None  # of a node in a Loop body: which iteration this is (from 0)
+
+    @property
+    def key(self) -> str:
+        """The node's position, and its iteration where it has one: unique among a model's outcomes."""
+        return str(self.node.position) if self.iteration is None else f"{self.node.position}.{self.iteration}"
+
+    @property
+    def label(self) -> str:
+        return self.node.name if self.iteration is None else f"{self.node.name} (iteration {self.iteration})"
 
     def answer_groups(self) -> list[list[str]]:
         """The backends that answered at this node, grouped by equal outputs."""
@@ -40,6 +50,8 @@ class ModelOutcome:
     outputs: list[tuple[str, str, str, str]]  # (output, a, b, how they compare)
     captured_changed: dict[str, str]  # backend -> how capturing changed the model's own outputs
     runs_info: dict[str, Any] = field(default_factory=dict)  # each backend's description, as results.json's `backends`
+    interrupted: str = ""  # "stopped by SIGINT" where a signal stopped the backends that had not answered
+    signum: int = 0  # that signal's number
 
     @property
     def parting(self) -> NodeOutcome | None:
@@ -72,7 +84,7 @@ def grouped(given: Mapping[str, Any]) -> list[list[str]]:
 
 def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndarray[Any, Any]],
                   feeds: Mapping[str, np.ndarray[Any, Any]], source: ModelSource, backend: str,
-                  captured: Mapping[str, str]) -> NodeVerdict:
+                  capture: Capture, iteration: int | None) -> NodeVerdict:
     if node.not_captured:
         return NodeVerdict("skip", message=node.not_captured)
     answer = run.captured
@@ -83,28 +95,70 @@ def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndar
     if ran:
         return NodeVerdict("skip", message=f"the node ran on {ran}, not on {backend}'s own device "
                            f"({answer.placement}): its answer is not {backend}'s")
-    tensors = {**fixed, **feeds, **{name: answer.outputs[output] for name, output in captured.items()
-                                    if output in answer.outputs}}
+    tensors = {**fixed, **feeds, **_returned(answer.outputs, capture)}
+    if node.per_iteration and iteration is None:
+        return NodeVerdict("skip", message=f"its Loop ran no iteration on {backend}")
+    if iteration is not None:
+        count = _iterations(node, tensors, capture)
+        if count is not None and iteration >= count:
+            return NodeVerdict("skip", message=f"its Loop ran {count} iterations on {backend}")
+        tensors.update({name: per_iteration(tensors[name], capture.stacked[name])[iteration]
+                        for name in capture.stacked if name in tensors})
     if node.condition:
         condition = tensors.get(node.condition)
         if condition is not None and bool(np.asarray(condition).reshape(-1)[0]) != node.runs_when:
             return NodeVerdict("skip", message=f"its branch did not run on {backend} (the If's condition was "
                                f"{not node.runs_when})")
-    case_id = f"model-{source.path.stem}-{node.name}-{backend}".lower()
+    each = "" if iteration is None else f"-{iteration}"
+    case_id = f"model-{source.path.stem}-{node.name}{each}-{backend}".lower()
     return judge_node(node, tensors, source.opset, source.path, "".join(c if c.isalnum() or c in "._-" else "-"
                                                                           for c in case_id))
 
 
+def _returned(outputs: Mapping[str, Any], capture: Capture) -> dict[str, Any]:
+    """The captured tensors among a run's outputs, by the tensors' own names."""
+    return {name: outputs[output] for name, output in capture.tensors.items() if output in outputs}
+
+
+def per_iteration(array: np.ndarray[Any, Any], shape: tuple[int | None, ...] | None) -> np.ndarray[Any, Any]:
+    """A Loop's scan output with a row per iteration. ONNX's text says scan outputs are
+    "concatenated" and its pseudocode stacks them: ONNX Runtime stacks (one more dimension),
+    the ONNX reference concatenates along the first; where one iteration's first dimension is
+    known, a concatenated output is split back into its iterations."""
+    if shape is not None and array.ndim == len(shape) and shape and shape[0] and array.shape[0] % shape[0] == 0:
+        return array.reshape((array.shape[0] // shape[0], shape[0], *array.shape[1:]))
+    return array
+
+
+def _iterations(node: JudgedNode, tensors: Mapping[str, Any], capture: Capture) -> int | None:
+    """How many iterations of its Loop a backend ran, from the node's stacked tensors."""
+    rows = [len(per_iteration(tensors[name], capture.stacked[name])) for name in (*node.inputs, *node.outputs)
+            if name in capture.stacked and name in tensors]
+    return max(rows) if rows else None
+
+
+def _runs_of(node: JudgedNode, runs: dict[str, BackendRun], capture: Capture) -> list[int | None]:
+    """The iterations a node is judged in: None for a node outside a Loop; for one inside, one
+    per iteration the most any backend ran (None where no backend ran one)."""
+    if not node.per_iteration or node.not_captured:
+        return [None]
+    counts = [_iterations(node, _returned(run.captured.outputs or {}, capture), capture) for run in runs.values()]
+    most = max((count for count in counts if count is not None), default=0)
+    return list(range(most)) or [None]
+
+
 def judged(source: ModelSource, inputs: dict[str, Any], feeds: Mapping[str, np.ndarray[Any, Any]],
            nodes: list[JudgedNode], runs: dict[str, BackendRun], model_outputs: tuple[str, ...],
-           captured: Mapping[str, str], runs_info: dict[str, Any]) -> ModelOutcome:
-    """Each node judged on each backend, each pair classed, the model's outputs compared;
-    `captured` says which output of the copy holds each captured tensor."""
+           capture: Capture, runs_info: dict[str, Any]) -> ModelOutcome:
+    """Each node judged on each backend (a node in a Loop body, in each iteration), each pair
+    classed, the model's outputs compared; `capture` says which output of the copy holds each
+    captured tensor."""
     fixed = constants(source.model, {name for node in nodes for name in node.inputs})
     outcomes = []
-    for node in nodes:
-        outcome = NodeOutcome(node, {name: _node_verdict(node, run, fixed, feeds, source, name, captured)
-                                     for name, run in runs.items()})
+    calls = [(node, iteration) for node in nodes for iteration in _runs_of(node, runs, capture)]
+    for node, iteration in calls:
+        outcome = NodeOutcome(node, {name: _node_verdict(node, run, fixed, feeds, source, name, capture, iteration)
+                                     for name, run in runs.items()}, iteration=iteration)
         for a, b in itertools.combinations(runs, 2):
             kind, message = pair_class(node, outcome.verdicts[a], outcome.verdicts[b], source.opset, source.path)
             outcome.pairs.append((a, b, kind, message))

@@ -49,12 +49,14 @@ def model_graph(model: onnx.ModelProto, opset: int, feeds: Mapping[str, np.ndarr
     return Graph(ModelVariant(opset), model, dict(feeds), outputs=outputs)
 
 
-def run_on(run: RunModel, captured: Graph, untouched: Graph) -> BackendRun:
+def run_on(run: RunModel, captured: Graph, untouched: Graph, stopping: Callable[[], bool]) -> BackendRun:
     """Both graphs on one backend's worker; the untouched model is run even where the copy
     failed, so that a backend that cannot run the copy is told apart from one that cannot
     run the model. Where the copy got no answer in time, the untouched model is not tried: it
-    would most likely cost the whole time limit again."""
+    would most likely cost the whole time limit again; nor where the command is `stopping`."""
     copy = run(ModelRequest(captured))
+    if stopping():
+        return BackendRun(copy, ModelAnswer(None, "skip", "not run: the command was stopped"))
     if copy.timed_out:
         return BackendRun(copy, ModelAnswer(None, "skip", f"not run: the copy got {copy.message.split(';')[0]}"))
     return BackendRun(copy, run(ModelRequest(untouched)))

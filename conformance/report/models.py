@@ -30,8 +30,8 @@ def _section(number: int, model: dict[str, Any]) -> dict[str, Any]:
     for node in model["nodes"]:
         counts = Counter(pair["class"] for pair in node["pairs"])
         rows.append({
-            "position": node["position"], "name": node["name"], "op_type": node.get("op_type", node["op"]),
-            "where": node.get("where", ""), "parting": (model.get("parting") or {}).get("position") == node["position"],
+            "position": _key(node), "name": _label(node), "op_type": node.get("op_type", node["op"]),
+            "where": node.get("where", ""), "parting": _key(model.get("parting") or {}) == _key(node),
             "cells": [_cell(node["results"].get(backend)) for backend in backends],
             "classes": [{"name": kind, "count": counts[kind], "words": CLASS_WORDS[kind]}
                         for kind in ORDER if counts[kind]],
@@ -44,10 +44,12 @@ def _section(number: int, model: dict[str, Any]) -> dict[str, Any]:
                    for name, spec in model.get("inputs", {}).items()],
         "rows": rows,
         "parting": None if parting is None else {
-            "node": parting["node"], "position": parting["position"],
+            "node": _label(parting, "node"), "position": _key(parting),
             "pairs": [f"{pair['backends'][0]} and {pair['backends'][1]}: {CLASS_WORDS[pair['class']]}"
                       for pair in parting["pairs"] if pair["class"] in ("fail", "flipped", "admitted")][:12]},
-        "runs": [f"{name}: {info['verdict']}: {info['message']}" for name, info in model["backends"].items()
+        "runs": ([f"the command was {model['interrupted']}: a backend that had not answered is skip"]
+                 if model.get("interrupted") else [])
+                + [f"{name}: {info['verdict']}: {info['message']}" for name, info in model["backends"].items()
                  if info.get("verdict") != "pass"]
                 + [f"{name}: capturing changed what it ran: {info['capture_changed']}"
                    for name, info in model["backends"].items() if info.get("capture_changed")],
@@ -56,10 +58,24 @@ def _section(number: int, model: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _key(node: dict[str, Any]) -> str:
+    """A node's position, and its iteration where it is in a Loop body."""
+    if "position" not in node:
+        return ""
+    return f"{node['position']}" + (f".{node['iteration']}" if node.get("iteration") is not None else "")
+
+
+def _label(node: dict[str, Any], field: str = "name") -> str:
+    return str(node[field]) + (f" (iteration {node['iteration']})" if node.get("iteration") is not None else "")
+
+
 def _cell(result: dict[str, Any] | None) -> dict[str, str]:
     if result is None:
         return {"verdict": "", "text": "", "title": ""}
     rules = f" [{', '.join(result['rules'])}]" if result.get("rules") else ""
+    alone = result.get("alone")
+    if alone:  # a fail rerun in the node's own graph
+        rules += "; fails alone: a finding candidate" if alone["candidate"] else "; not alone"
     return {"verdict": result["verdict"], "text": result["verdict"] + rules, "title": result.get("message", "")[:600]}
 
 
