@@ -13,6 +13,7 @@ from pathlib import Path
 from conformance.backends.base import Backend
 from conformance.cases.loader import load_cases
 from conformance.models.outcome import ModelOutcome, NodeOutcome
+from conformance.operator.interfaces import Case
 from conformance.results.records import Result
 from conformance.running.suite import run_cases
 
@@ -36,8 +37,8 @@ _WORST = ("fail", "crash", "error", "divergent", "pass", "skip")
 
 def rerun_alone(outcome: ModelOutcome, cases: Mapping[tuple[str, str], Path], backends: list[Backend],
                 timeout: float) -> dict[tuple[str, str], Alone]:
-    """Every written case of a node that fails on its backend, on that backend alone (one
-    worker per backend, as `run` starts one)."""
+    """Every written case of a node that fails on its backend, on that backend alone: one run
+    of those cases per backend, in one worker, as `run --cases` would."""
     failing: dict[str, list[tuple[NodeOutcome, Path]]] = {}
     for node in outcome.nodes:
         for name, verdict in node.verdicts.items():
@@ -46,15 +47,22 @@ def rerun_alone(outcome: ModelOutcome, cases: Mapping[tuple[str, str], Path], ba
                 failing.setdefault(name, []).append((node, path))
     found: dict[tuple[str, str], Alone] = {}
     for backend in backends:
+        loaded: dict[str, tuple[NodeOutcome, Case]] = {}
         for node, path in failing.get(backend.name, []):
-            loaded = load_cases([path])
-            if not loaded.cases:
-                why = str(loaded.errors[0]) if loaded.errors else "no case in it"
+            read = load_cases([path])
+            if read.cases:
+                loaded[read.cases[0].id] = (node, read.cases[0])
+            else:
+                why = str(read.errors[0]) if read.errors else "no case in it"
                 found[(node.key, backend.name)] = Alone("", (), False, f"{path.name} did not load: {why}")
-                continue
-            results = [result for result in run_cases(loaded.cases, [backend], timeout=timeout)
-                       if result.verdict != "skip"]
-            found[(node.key, backend.name)] = _alone(results, set(node.verdicts[backend.name].rules))
+        if not loaded:
+            continue
+        results: dict[str, list[Result]] = {}
+        for result in run_cases([case for _, case in loaded.values()], [backend], timeout=timeout):
+            if result.verdict != "skip":
+                results.setdefault(result.case, []).append(result)
+        for case_id, (node, _) in loaded.items():
+            found[(node.key, backend.name)] = _alone(results.get(case_id, []), set(node.verdicts[backend.name].rules))
     return found
 
 
