@@ -179,12 +179,20 @@ def _print(outcome: ModelOutcome, console: Console) -> None:
 
 
 def _print_alone(outcome: ModelOutcome, alone: dict[tuple[str, str], Alone], console: Console) -> None:
+    """Per backend, the fails that fail alone by the same rules (finding candidates) and those
+    that do not, a few named (a detector has 90 TopKs)."""
     names = {node.key: node.label for node in outcome.nodes}
-    for (key, backend), rerun in alone.items():
-        said = ("a finding candidate: it fails alone by the same rules" if rerun.candidate
-                else "it does not fail alone by the same rules: the model around it matters")
-        console.print(f"node {key}, {names[key]}, on {backend}: {said} ({printable(rerun.message)[:300]})",
-                      markup=False)
+    for backend in dict.fromkeys(name for _, name in alone):
+        for candidate, said in ((True, "finding candidates: they fail alone by the same rules"),
+                                (False, "not alone: the model around them matters")):
+            found = [(key, rerun) for (key, name), rerun in alone.items() if name == backend
+                     and rerun.candidate == candidate]
+            if not found:
+                continue
+            shown = ", ".join(f"node {key}, {names[key]}" for key, _ in found[:3])
+            more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+            console.print(f"on {backend}, {said}: {shown}{more} ({printable(found[0][1].message)[:200]})",
+                          markup=False)
 
 
 def _groups(groups: list[list[str]]) -> str:

@@ -86,7 +86,7 @@ def test_a_written_case_reruns_alone_with_the_same_verdict(tmp_path: Path) -> No
     assert result["alone"]["candidate"] is True and result["alone"]["verdict"] == "fail"
     assert "tie-order" in result["alone"]["rules"]
     assert "alone" not in _node(document, "rpn_topk")["results"]["ort-cpu"]
-    assert "node 0, rpn_topk, on openvino-cpu: a finding candidate" in done.stdout
+    assert "on openvino-cpu, finding candidates: they fail alone by the same rules: node 0, rpn_topk (" in done.stdout
     rerun = run_cli("run", "--cases", tmp_path / "out-rpn" / case_file, "--backend", "openvino-cpu",
                     "--backend", "ort-cpu", "--out", tmp_path / "rerun")
     results = json.loads((tmp_path / "rerun" / "results.json").read_text())["results"]

@@ -17,8 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from harness import DOCUMENTED, documented_cases, require_available, run_cli
+from onnx import TensorProto, helper, numpy_helper
 
 from conformance.backends.base import Graph, PlacementError
 from conformance.backends.wine import provision
@@ -359,3 +361,36 @@ def test_no_x_server_or_wine_process_outlives_a_run(tmp_path: Path, monkeypatch:
     while marked() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert marked() == []
+
+
+def _scores_and_boxes_model(path: Path) -> Path:
+    """An ArgMax, which DirectML runs, and a NonMaxSuppression, which it has no kernel for."""
+    nodes = [helper.make_node("ArgMax", ["scores"], ["best"], axis=2, keepdims=0, name="best_argmax"),
+             helper.make_node("NonMaxSuppression", ["boxes", "scores", "cap", "iou"], ["kept"], name="boxes_nms")]
+    graph = helper.make_graph(
+        nodes, "scores_and_boxes",
+        [helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, 64, 4]),
+         helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 1, 64])],
+        [helper.make_tensor_value_info("best", TensorProto.INT64, [1, 1]),
+         helper.make_tensor_value_info("kept", TensorProto.INT64, [None, 3])],
+        [numpy_helper.from_array(np.array([10], np.int64), "cap"),
+         numpy_helper.from_array(np.array([0.5], np.float32), "iou")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(path))
+    return path
+
+
+def test_a_users_model_runs_with_the_cpu_fallback_and_a_node_placed_on_the_cpu_is_a_skip(
+        ort_dml: OrtDmlWine, tmp_path: Path) -> None:
+    """`model` on the Wine provider: the session lets ONNX Runtime place what DirectML declines
+    on its CPU provider, as for any model; the ArgMax DirectML ran is judged, the
+    NonMaxSuppression ONNX Runtime put on the CPU is a skip naming where it ran."""
+    done = run_cli("model", _scores_and_boxes_model(tmp_path / "m.onnx"), "--fill", "random", "--backend",
+                   "ort-dml-wine", "--backend", "ort-cpu", "--out", tmp_path / "out", timeout=600)
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "out" / "results.json").read_text())["models"]
+    nodes = {node["name"]: node["results"]["ort-dml-wine"] for node in model["nodes"]}
+    assert nodes["best_argmax"]["verdict"] == "pass", nodes
+    assert nodes["boxes_nms"]["verdict"] == "skip"
+    assert "CPUExecutionProvider" in nodes["boxes_nms"]["message"]

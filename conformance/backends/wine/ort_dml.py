@@ -25,6 +25,7 @@ from conformance.backends.wine.bridge import (
 )
 from conformance.backends.wine.bridged import WINE_KERNELS, BridgedBackend
 from conformance.backends.wine.environment import WHEEL_PACKAGE, WHEEL_VERSION, WineSetup
+from conformance.ops.registry import by_onnx_op_type
 
 DML_PROVIDER = "DmlExecutionProvider"
 
@@ -70,12 +71,17 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
             model = onnx.ModelProto()
             model.CopyFrom(graph.model)
             model.graph.name = "topk"
-        return self._run_bridged(bridge, model, graph.feeds, graph.outputs, wrapping="")
+        return self._run_bridged(bridge, model, graph.feeds, graph.outputs, wrapping="",
+                                 whole_model=graph.variant.op == "model")
 
     def _run_bridged(self, bridge: Bridge, model: onnx.ModelProto, feeds: dict[str, Any], names: tuple[str, ...],
-                     wrapping: str) -> Execution:
+                     wrapping: str, whole_model: bool = False) -> Execution:
+        """One graph on the bridge's ONNX Runtime. A user's whole model (`whole_model`) runs
+        with the CPU fallback allowed, as ONNX Runtime runs any model; its selection nodes
+        that ONNX Runtime placed elsewhere are named (Execution.elsewhere), not proven away."""
         serialized = model.SerializeToString()
-        payload = Payload().string(hashlib.sha256(serialized).hexdigest()).blob(serialized).u32(len(feeds))
+        key = ("cpu-fallback:" if whole_model else "") + hashlib.sha256(serialized).hexdigest()  # bridge.h
+        payload = Payload().string(key).blob(serialized).u32(len(feeds))
         for name, array in feeds.items():
             payload.string(name).tensor(array)
         payload.u32(len(model.graph.output))
@@ -92,6 +98,9 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         count = reply.u32()
         outputs = [reply.tensor() for _ in range(count)]
         placement = reply.string()
+        if whole_model:
+            return Execution.named(names, outputs, placement=f"{DML_PROVIDER} (Wine; CPU fallback allowed)",
+                                   elsewhere=placed_elsewhere(placement))
         self.check_record(placement, operator_type(model))
         return Execution.named(names, outputs, placement=f"{DML_PROVIDER} (Wine; {placement})", wrapping=wrapping)
 
@@ -104,6 +113,19 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         }
         if placed_on != {DML_PROVIDER}:
             raise PlacementError(f"{op_type} was assigned to {sorted(placed_on) or 'no provider'}, not {DML_PROVIDER}")
+
+
+def placed_elsewhere(record: str) -> dict[str, str]:
+    """The selection nodes the bridge's record ("<OpType>:<name>=<provider>;" per node) puts on
+    another provider than DirectML: node name -> provider."""
+    judged = by_onnx_op_type()
+    elsewhere = {}
+    for entry in filter(None, record.split(";")):
+        node, _, provider = entry.partition("=")
+        op_type, _, name = node.partition(":")
+        if op_type in judged and provider != DML_PROVIDER:
+            elsewhere[name] = provider
+    return elsewhere
 
 
 RECORD = BackendRecord(

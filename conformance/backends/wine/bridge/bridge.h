@@ -16,8 +16,10 @@
  * bytes (C order).
  *
  * OP_ORT_INFO / OP_DML_INFO: no payload; reply text of "key=value\n" lines.
- * OP_ORT_RUN: str cache key (sessions are kept per key; empty: not kept), u64 model
- *   length + serialized ONNX model, u32 input count + (str name, tensor) each, u32 output
+ * OP_ORT_RUN: str cache key (sessions are kept per key; empty: not kept; beginning with
+ *   "cpu-fallback:", the session lets ONNX Runtime place a node DirectML declines on its CPU
+ *   provider, as for a user's whole model, where otherwise that node fails the session), u64
+ *   model length + serialized ONNX model, u32 input count + (str name, tensor) each, u32 output
  *   count + (str name, u32 preallocate, tensor spec with byte count 0 and no bytes) each;
  *   a preallocated output is filled with SENTINEL_BYTE before the run.
  *   Reply: u32 output count + tensor each, then str placement (ONNX Runtime's own record of
@@ -64,7 +66,7 @@ enum {
 #define DML_MAX_DESC_BYTES 256 /* DirectML's largest desc structs are about half that */
 enum {
     ELEM_FLOAT = 1, ELEM_UINT8 = 2, ELEM_INT8 = 3, ELEM_UINT16 = 4, ELEM_INT16 = 5,
-    ELEM_INT32 = 6, ELEM_INT64 = 7, ELEM_FLOAT16 = 10, ELEM_DOUBLE = 11, ELEM_UINT32 = 12,
+    ELEM_INT32 = 6, ELEM_INT64 = 7, ELEM_BOOL = 9, ELEM_FLOAT16 = 10, ELEM_DOUBLE = 11, ELEM_UINT32 = 12,
     ELEM_UINT64 = 13, ELEM_BFLOAT16 = 16
 };
 

@@ -101,7 +101,7 @@ char *rd_str(Reader *r) {
 
 size_t elem_size(uint32_t elem_type) {
     switch (elem_type) {
-    case ELEM_UINT8: case ELEM_INT8: return 1;
+    case ELEM_UINT8: case ELEM_INT8: case ELEM_BOOL: return 1;  /* ONNX Runtime's bool is one byte, as numpy's */
     case ELEM_UINT16: case ELEM_INT16: case ELEM_FLOAT16: case ELEM_BFLOAT16: return 2;
     case ELEM_FLOAT: case ELEM_INT32: case ELEM_UINT32: return 4;
     case ELEM_INT64: case ELEM_DOUBLE: case ELEM_UINT64: return 8;

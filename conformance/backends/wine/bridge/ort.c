@@ -326,6 +326,7 @@ typedef struct {
     char *key;           /* NULL: slot free */
     uint64_t model_hash; /* FNV-1a of the model bytes, so a reused key with a new model rebuilds */
     uint64_t model_len;
+    uint32_t fallback;   /* made with CPU fallback allowed */
     OrtSession *session;
     char *placement;     /* ONNX Runtime's assignment record, formatted once per session */
     uint64_t last_used;
@@ -405,10 +406,10 @@ fail:
  * (about 0.2 s on lavapipe); the provider factory then lends those devices to every session
  * created from these options. One set of options per session instead both costs the 0.2 s per
  * session and, under Wine 8 with vkd3d on lavapipe, leaks 25-50 kB per session. */
-static OrtSessionOptions *shared_options;
+static OrtSessionOptions *shared_options[2]; /* without, and with, CPU fallback */
 
-static int options_get(Reply *reply) {
-    if (shared_options) return 0;
+static int options_get(uint32_t fallback, Reply *reply) {
+    if (shared_options[fallback]) return 0;
     if (!ort.AppendDml) {
         reply_refused(reply, ORT_FAIL_CODE,
                       "GetProcAddress(OrtSessionOptionsAppendExecutionProvider_DML): onnxruntime.dll "
@@ -423,9 +424,11 @@ static int options_get(Reply *reply) {
         ort_failed(reply, ort.DisableMemPattern(options), "DisableMemPattern") ||
         ort_failed(reply, ort.SetSessionExecutionMode(options, EXECUTION_SEQUENTIAL),
                    "SetSessionExecutionMode") ||
-        /* A node DirectML will not take fails session creation instead of running on the CPU. */
+        /* A node DirectML will not take fails session creation instead of running on the CPU
+         * (a user's whole model: it runs on the CPU, and the placement record says so). */
         ort_failed(reply,
-                   ort.AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback", "1"),
+                   ort.AddSessionConfigEntry(options, "session.disable_cpu_ep_fallback",
+                                             fallback ? "0" : "1"),
                    "AddSessionConfigEntry(session.disable_cpu_ep_fallback)") ||
         /* Keeps ONNX Runtime's record of node placement for Session_GetEpGraphAssignmentInfo. */
         ort_failed(reply,
@@ -438,19 +441,20 @@ static int options_get(Reply *reply) {
         ort.ReleaseSessionOptions(options);
         return 1;
     }
-    shared_options = options;
+    shared_options[fallback] = options;
     return 0;
 }
 
 /* Creates a DirectML session from the model bytes; 0 on success, else replies refused. */
-static int session_create(const uint8_t *model, size_t model_len, OrtSession **session_out,
-                          char **placement_out, Reply *reply) {
+static int session_create(const uint8_t *model, size_t model_len, uint32_t fallback,
+                          OrtSession **session_out, char **placement_out, Reply *reply) {
     *session_out = NULL;
     *placement_out = NULL;
-    if (options_get(reply)) return 1;
+    if (options_get(fallback, reply)) return 1;
     OrtSession *session = NULL;
     if (ort_failed(reply,
-                   ort.CreateSessionFromArray(ort.env, model, model_len, shared_options, &session),
+                   ort.CreateSessionFromArray(ort.env, model, model_len, shared_options[fallback],
+                                              &session),
                    "CreateSessionFromArray")) {
         if (session) ort.ReleaseSession(session);
         return 1;
@@ -467,7 +471,7 @@ static int session_create(const uint8_t *model, size_t model_len, OrtSession **s
 
 /* The session for `key` (kept in the cache unless the key is empty). `*owned` is set when the
  * caller must release it. 0 on success, else replies refused. */
-static int session_get(const char *key, const uint8_t *model, size_t model_len,
+static int session_get(const char *key, const uint8_t *model, size_t model_len, uint32_t fallback,
                        OrtSession **session, const char **placement, int *owned, Reply *reply) {
     uint64_t hash = fnv1a(model, model_len);
     *owned = 0;
@@ -475,7 +479,7 @@ static int session_get(const char *key, const uint8_t *model, size_t model_len,
         for (int i = 0; i < CACHE_SLOTS; i++) {
             CachedSession *c = &cache[i];
             if (!c->key || strcmp(c->key, key)) continue;
-            if (c->model_hash == hash && c->model_len == model_len) {
+            if (c->model_hash == hash && c->model_len == model_len && c->fallback == fallback) {
                 c->last_used = ++cache_clock;
                 *session = c->session;
                 *placement = c->placement;
@@ -489,7 +493,7 @@ static int session_get(const char *key, const uint8_t *model, size_t model_len,
     }
     OrtSession *created;
     char *record;
-    if (session_create(model, model_len, &created, &record, reply)) return 1;
+    if (session_create(model, model_len, fallback, &created, &record, reply)) return 1;
     char *key_copy = *key ? _strdup(key) : NULL;
     if (!key_copy) { /* not kept */
         *session = created;
@@ -512,6 +516,7 @@ static int session_get(const char *key, const uint8_t *model, size_t model_len,
     slot->key = key_copy;
     slot->model_hash = hash;
     slot->model_len = model_len;
+    slot->fallback = fallback;
     slot->session = created;
     slot->placement = record;
     slot->last_used = ++cache_clock;
@@ -619,6 +624,9 @@ void ort_run(Reader *request, Reply *reply) {
         reply_bad_request(reply, "ort_run: truncated request (cache key or model)");
         goto done;
     }
+    /* In the key, not a field of its own: the request's layout stays what the findings'
+     * standalone repros send. */
+    uint32_t fallback = !strncmp(key, "cpu-fallback:", 13);
     n_in = rd_u32(request);
     if (request->bad || n_in > MAX_VALUES) {
         reply_bad_request(reply, "ort_run: bad input count %u", n_in);
@@ -689,7 +697,7 @@ void ort_run(Reader *request, Reply *reply) {
     }
 
     if (ort_load(reply)) goto done;
-    if (session_get(key, model, (size_t)model_len, &session, &placement, &owned, reply)) goto done;
+    if (session_get(key, model, (size_t)model_len, fallback, &session, &placement, &owned, reply)) goto done;
 
     in_names = calloc(n_in ? n_in : 1, sizeof *in_names);
     in_values = calloc(n_in ? n_in : 1, sizeof *in_values);
