@@ -71,6 +71,7 @@ from conformance.results.timing import flag_cliffs
 from conformance.running.probed import Probed, carried
 from conformance.running.shards import ShardPlan, case_seconds, plan
 from conformance.running.suite import Executors, ordered, run_probed
+from conformance.running.unfinished import left_out_lines, stale_lines
 from conformance.running.workers import Probe, probe_here
 
 DEFAULT_OUT = Path("reports/latest")
@@ -168,6 +169,10 @@ def _parser() -> argparse.ArgumentParser:
                      "compiling once; every graph that does not pass in a pack is run again alone, and "
                      "that run is its result; with --baseline, the graphs it lists run alone from the start "
                      f"(default: {DEFAULT_PACK}, each graph alone; --in-process never packs)")
+    run.add_argument("--slow", action="store_true",
+                     help="also run the graphs a backend's record says it does not finish here (IREE's and "
+                     "tinygrad's TopK over rows of a million elements: each then costs --timeout); by default "
+                     "they are skips naming the finding that shows it")
     run.add_argument("--no-graph-reuse", dest="graph_reuse", action="store_false",
                      help="open a session / compile a model for every graph, instead of sharing one "
                      "between graphs that are the same up to their name (a repeated case's runs share "
@@ -278,6 +283,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
             return _refused(str(exc))
         # With --pack, what the baseline says does not pass runs alone from the start.
         executors.alone = frozenset(entry.result_key for entry in baseline.entries.values())
+    executors.slow = args.slow
     loaded = load_cases(args.cases or _corpus.default_case_roots())
     errors = [str(error) for error in loaded.errors]
     for line in errors:
@@ -367,6 +373,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
     # The verdicts last, so that they are what the screen shows when the run ends.
     console.print(timing_table(results, info))
     for line in cliff_lines(results):
+        console.print(line, markup=False)
+    for line in stale_lines(results, backends, cases) if args.slow else left_out_lines(results):
         console.print(line, markup=False)
     if args.junitxml:
         try:

@@ -78,6 +78,26 @@ class Spoiler:
 
 
 @dataclass(frozen=True)
+class Unfinishable:
+    """Graphs the runtime does not finish in the time a graph is given here, as the finding
+    `finding` shows: those of operator `op` through the graphs `graphs` (every graph where
+    empty) whose row (the input's length along the case's axis) holds `elements` or more. A run
+    leaves them out, each a `skip` naming the finding, unless asked for them (`run --slow`):
+    every run would otherwise pay the time limit per graph to learn again what the finding
+    records, which `findings check` already watches for an upstream fix."""
+
+    op: str
+    elements: int
+    finding: str
+    graphs: tuple[str, ...] = ()
+
+    def covers(self, case: Case, graph: str) -> bool:
+        if case.op != self.op or (self.graphs and graph not in self.graphs) or not case.x.ndim:
+            return False
+        return int(case.x.shape[getattr(case, "axis", -1)]) >= self.elements
+
+
+@dataclass(frozen=True)
 class BackendRecord:
     name: str  # as --backend, results and baselines name it (contract section 4)
     runtime: str  # the runtime, as its makers call it
@@ -109,6 +129,11 @@ class BackendRecord:
     # provider (DirectML has no NonMaxSuppression): such a run is a skip naming where the node
     # ran, never that provider's answer under this backend's name (contract section 8).
     no_kernel: tuple[str, ...] = ()
+    unfinishable: tuple[Unfinishable, ...] = ()  # graphs it does not finish here (Unfinishable)
+
+    def unfinished(self, case: Case, graph: str) -> Unfinishable | None:
+        """The entry that says the runtime does not finish this graph here, or None."""
+        return next((entry for entry in self.unfinishable if entry.covers(case, graph)), None)
 
     def placed_elsewhere(self, op: str) -> bool:
         """Whether a node of this operator placed on another provider is expected (no kernel here)."""
@@ -151,11 +176,14 @@ def record_of(backend: Backend) -> BackendRecord:
     if record is not None:
         return record
     packs = getattr(backend, "packs", False)
+    declared = getattr(backend, "unfinishable", ())  # a plugin's own slow graphs, as Unfinishable entries
     cls = type(backend)
     return BackendRecord(
         name=backend.name, runtime=f"plugin {cls.__module__}.{cls.__qualname__}", packages=(), kernels="",
         kinds=backend.kinds, operators=backend.operators_taken(), isolation="worker", extra=None, setup=None,
         adapter=lambda: backend, packs=packs is True, by_default=getattr(backend, "by_default", True) is not False,
+        unfinishable=tuple(entry for entry in declared if isinstance(entry, Unfinishable))
+        if isinstance(declared, tuple | list) else (),
     )
 
 

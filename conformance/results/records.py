@@ -70,6 +70,9 @@ class Result:
     isa: str = ""
     # The operator (contract section 6); "topk" in a file that predates the field.
     op: str = "topk"
+    # A skip of a graph the backend's record says it does not finish here (record.Unfinishable):
+    # the finding that shows it; `run --slow` runs such graphs. "" otherwise.
+    unfinished: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str, str]:

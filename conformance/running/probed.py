@@ -14,6 +14,7 @@ from conformance.backends.record import BackendRecord, record_of
 from conformance.core import machine
 from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.ops.registry import all_variants, operator
+from conformance.results.records import Result
 from conformance.running.workers import Probe
 
 
@@ -57,6 +58,24 @@ class Probed:
         """The graph variants it takes (of the case's operator, or `op`'s, or all); with a case,
         those that run on it."""
         return variants_taken(self.takes, case, op)
+
+    def to_run(self, case: Case, slow: bool = False) -> tuple[list[Variant], list[Result]]:
+        """The graph variants of the case to run, and the skips of those its record says it does
+        not finish here (record.Unfinishable), unless `slow` asks for them too."""
+        variants, left_out = [], []
+        for variant in self.variants(case):
+            entry = None if slow else self.record.unfinished(case, variant.graph)
+            if entry is None:
+                variants.append(variant)
+                continue
+            row = int(case.x.shape[getattr(case, "axis", -1)])
+            left_out.append(Result(
+                case.id, self.name, variant.graph, variant.k_label, "skip",
+                message=f"not run: {self.name} does not finish {case.op} over rows of {entry.elements:,} elements "
+                f"or more in the time a graph is given here (this row: {row:,}; finding {entry.finding}); "
+                "run --slow runs it", tags=list(case.tags), case_file=str(case.file), x_shape=variant.x_shape,
+                isa=self.isa, op=case.op, unfinished=entry.finding))
+        return variants, left_out
 
 
 def variants_taken(takes: Collection[str], case: Case | None = None, op: str | None = None) -> list[Variant]:

@@ -77,6 +77,9 @@ class Executors:
         # Graphs known not to pass, (op, backend, case, graph, k_source), as a baseline lists
         # them: with packs they run alone from the start, not in a pack and then again alone.
         self.alone: Collection[tuple[str, str, str, str, str]] = frozenset()
+        # Run the graphs a backend's record says it does not finish here (`run --slow`); else
+        # they are skips naming the finding (record.Unfinishable).
+        self.slow = False
         self.workers: dict[str, list[Worker]] = {}
         self.in_process: dict[str, Backend] = {}
         self.graphs = GraphCache(reuse=graph_reuse)
@@ -449,13 +452,17 @@ def run_probed(cases: Sequence[Case], probed: Sequence[Probed], on_result: Calla
     try:
         executors.adopt(probed)
         if executors.isolate:
-            _Parallel(executors, emit).run(_units(cases, probed, emit, executors.pack, executors.alone))
+            _Parallel(executors, emit).run(_units(cases, probed, emit, executors.pack, executors.alone,
+                                                  executors.slow))
         else:
             for case in cases:
                 for backend in probed:
                     if backend.available:
                         run = executors.for_backend(backend.backend)
-                        for variant in backend.variants(case):
+                        variants, left_out = backend.to_run(case, executors.slow)
+                        for result in left_out:
+                            emit(result)
+                        for variant in variants:
                             emit(run(case, variant))
                     else:
                         for result in unavailable(case, backend):
@@ -467,10 +474,11 @@ def run_probed(cases: Sequence[Case], probed: Sequence[Probed], on_result: Calla
 
 
 def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Result], None], pack: int = 1,
-           alone: Collection[tuple[str, str, str, str, str]] = ()) -> Iterator[_Unit | _Pack]:
-    """The units of work in sequential order; an unavailable backend's skips are emitted
-    in their place. With `pack` > 1, a backend that runs packs gets its graphs of packable
-    cases in packs of `pack`, in order, over consecutive cases, except the graphs `alone`
+           alone: Collection[tuple[str, str, str, str, str]] = (), slow: bool = False) -> Iterator[_Unit | _Pack]:
+    """The units of work in sequential order; an unavailable backend's skips, and those of the
+    graphs a backend does not finish here (unless `slow`), are emitted in their place. With
+    `pack` > 1, a backend that runs packs gets its graphs of packable cases in packs of `pack`,
+    in order, over consecutive cases, except the graphs `alone`
     names (known not to pass: they would run again alone), which run alone at once, and the
     cases whose graphs corrupt its process (its record's spoilers), which run as units."""
     pending: dict[str, list[tuple[Case, Variant]]] = {}
@@ -481,7 +489,11 @@ def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Resu
                     emit(result)
                 continue
             backend = each.backend
-            variants = each.variants(case)
+            variants, left_out = each.to_run(case, slow)
+            for result in left_out:
+                emit(result)
+            if not variants:
+                continue
             # A graph that corrupts the process (Spoiler) goes in no pack: its case runs as a unit.
             if pack > 1 and each.packs and packable(case) and not each.record.spoiler(case):
                 known = [v for v in variants if (case.op, each.name, case.id, v.graph, v.k_label) in alone]
