@@ -31,6 +31,7 @@ from conformance.findings import lint as finding_lint
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
 from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, ReproRun, expected_here, run_repro, verdict
 from conformance.findings.upstream import issue_body
+from conformance.runtimes import distributions, releases_of
 
 
 def add_parser(commands: Any) -> None:
@@ -67,7 +68,7 @@ def add_parser(commands: Any) -> None:
     history = verbs.add_parser("history", help="run the repros against released versions of a runtime")
     history.add_argument("ids", nargs="*", metavar="ID", help="these findings (each on its runtime's releases)")
     history.add_argument("--runtime", metavar="NAME", help="every finding whose repro varies this distribution "
-                         f"({', '.join(finding_history.DEFAULT_RELEASES)})")
+                         f"({', '.join(distributions())})")
     history.add_argument("--versions", metavar="A,B,...", help="the releases (default: a few a year from 2024)")
     history.add_argument("--record", action="store_true", help="merge the outcomes into findings/history.yaml")
     history.add_argument("--jobs", "-j", type=int, default=2, metavar="N", help="repros run at once (default: 2)")
@@ -259,11 +260,11 @@ def _history(args: argparse.Namespace, loaded: Loaded, root: Path, console: Cons
     by_distribution = finding_history.by_distribution(chosen, lambda line: console.print(Text(line)))
     status = 0
     for distribution, findings in by_distribution.items():
-        if distribution in finding_history.NOT_FROM_PYPI:
-            console.print(Text(f"{distribution}: {finding_history.NOT_FROM_PYPI[distribution]}; not measured"))
+        known = releases_of(distribution)
+        if known and known.elsewhere:
+            console.print(Text(f"{distribution}: {known.elsewhere}; not measured"))
             continue
-        releases = (args.versions.split(",") if args.versions
-                    else finding_history.DEFAULT_RELEASES.get(distribution, ()))
+        releases = args.versions.split(",") if args.versions else known.measured if known else ()
         if not releases:
             console.print(Text(f"{distribution}: no default releases; name them with --versions"))
             status = 2

@@ -26,32 +26,8 @@ from conformance.core.atomic_files import atomic_write_text
 from conformance.findings.isolated import normal
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun, environment_of, run_repro
+from conformance.runtimes import releases_of
 
-# The releases measured when none are named: from 2024 to today's, a few a year.
-DEFAULT_RELEASES: dict[str, tuple[str, ...]] = {
-    "openvino": ("2024.0.0", "2024.3.0", "2024.6.0", "2025.0.0", "2025.2.0", "2025.4.1", "2026.0.0", "2026.2.1",
-                 "2026.4.1"),
-    "onnxruntime": ("1.20.1", "1.22.1", "1.24.4", "1.26.0", "1.28.0", "1.30.0", "1.31.1", "1.32.0"),
-    "onnx": ("1.17.0", "1.18.0", "1.19.1", "1.20.1", "1.21.0", "1.22.0", "1.23.2"),
-    "tract": ("0.19.15", "0.20.22", "0.21.19", "0.22.4", "0.23.9"),
-    "onnxruntime-openvino": ("1.20.0", "1.21.0", "1.22.0", "1.23.0", "1.24.1"),
-    # IREE's compiler and runtime are released together: a release of one takes the same of the other.
-    "iree-base-compiler": ("3.0.0", "3.3.0", "3.6.0", "3.9.0", "3.11.0", "3.12.0", "3.13.0"),
-    "apache-tvm": ("0.25.0", "0.26.0", "0.27.0.post1"),
-    "tinygrad": ("0.10.3", "0.11.0", "0.12.0", "0.13.0", "0.14.0"),
-    "mnn": ("3.0.0", "3.2.0", "3.4.1", "3.5.0", "3.6.0", "3.6.1"),
-    # 2.1.0 is the one onnx2tf 1.29.24 pins, and so the litert-cpu backend's.
-    "ai-edge-litert": ("1.0.1", "1.2.0", "1.4.0", "2.0.3", "2.1.0", "2.1.6", "2.2.0", "2.3.0"),
-}
-# Distributions released in step with another: installed at the same version beside it.
-RELEASED_TOGETHER = {"iree-base-compiler": ("iree-base-runtime",)}
-# A release whose requirement admits a later companion it cannot load with: apache-tvm 0.25.0
-# asks for apache-tvm-ffi>=0.1.12, and its libtvm_runtime.so lacks symbols from 0.1.13 on
-# (measured: 0.1.12 loads, 0.1.13.post3 and 0.1.14.post1 do not).
-OF_ITS_TIME = {("apache-tvm", "0.25.0"): ("apache-tvm-ffi==0.1.12",)}
-# Runtimes whose releases do not come from PyPI: history does not vary them (yet).
-NOT_FROM_PYPI = {"onnxruntime-web": "its releases are npm packages (onnxruntime-web@VERSION)",
-                 "onnxruntime-directml": "its wheels are for Windows only"}
 # Needs that are commands, not Python distributions: an environment cannot install them.
 COMMANDS = frozenset({"node", "npm", "chromium", "wine", "Xvfb", "qemu-x86_64", "x86_64-w64-mingw32-gcc"})
 INSTALL_SECONDS = 900
@@ -97,9 +73,10 @@ def environment(release: Release, companions: Iterable[str], say: Callable[[str]
     if over is not None:
         return _over_environment(release, over, say)
     ready = release.folder / "ready.json"
-    together = RELEASED_TOGETHER.get(release.distribution, ())
+    releases = releases_of(release.distribution)
+    together = releases.together if releases else ()
     pinned = " ".join([*(f"{name}=={release.version}" for name in (release.distribution, *together)),
-                       *OF_ITS_TIME.get((release.distribution, release.version), ())])
+                       *(releases.pins_of(release.version) if releases else ())])
     companions = set(companions) - set(together)
     if ready.is_file():
         installed: dict[str, str] = json.loads(ready.read_text(encoding="utf-8"))
@@ -178,17 +155,12 @@ def _packages(python: Path) -> str:
     return asked.stdout.strip()
 
 
-# The module each distribution installs, imported once to see that the release loads.
-MODULES = {"openvino": "openvino", "onnxruntime": "onnxruntime", "onnxruntime-openvino": "onnxruntime",
-           "onnx": "onnx", "tract": "tract", "iree-base-compiler": "iree.compiler", "apache-tvm": "tvm",
-           "tinygrad": "tinygrad", "mnn": "MNN", "ai-edge-litert": "ai_edge_litert"}
-
-
 def _numpy_of_its_time(release: Release) -> None:
     """A release built against NumPy 1 that does not declare `numpy<2` fails to import beside
     NumPy 2: it gets the NumPy of its time."""
-    module = MODULES.get(release.distribution)
-    if module is None:
+    releases = releases_of(release.distribution)
+    module = releases.module if releases else ""
+    if not module:
         return
     tried = subprocess.run([str(release.python), "-c", f"import {module}"], capture_output=True, text=True)
     if tried.returncode != 0 and "numpy" in tried.stderr.lower():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from conformance.findings import history as finding_history
 from conformance.findings.records import Finding
 from conformance.findings.running import expected_here
+from conformance.runtimes import releases_of
 
 RESOLVE_SECONDS = 300
 
@@ -73,8 +74,9 @@ def on_newest(findings: Sequence[Finding], tier: str, jobs: int, say: Callable[[
     newest release."""
     changes = []
     for distribution, group in finding_history.by_distribution(findings, say).items():
-        if distribution in finding_history.NOT_FROM_PYPI:
-            say(f"{distribution}: {finding_history.NOT_FROM_PYPI[distribution]}; not checked on a newer release")
+        known = releases_of(distribution)
+        if known and known.elsewhere:
+            say(f"{distribution}: {known.elsewhere}; not checked on a newer release")
             continue
         try:
             version = newest_release(distribution)

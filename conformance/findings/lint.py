@@ -11,11 +11,11 @@ from functools import cache
 from importlib import metadata
 from pathlib import Path
 
-from conformance.findings.history import MODULES
 from conformance.findings.isolated import closure, normal
 from conformance.findings.plain import WORKING_LINES, Vocabulary, working_lines
 from conformance.findings.records import Finding
 from conformance.findings.upstream import issue_body
+from conformance.runtimes import releases_of
 
 # The one variable a repro reads for the DirectML setup is the suite's cache, as the docs say.
 _OTHER_SETUP_VARIABLES = ("DIRECTML_WINE_ROOT",)
@@ -46,7 +46,7 @@ def _uncovered_imports(source: str, needs: tuple[str, ...]) -> list[tuple[str, s
     provided = set(closure(needs))
     # A need not installed here cannot be asked what it provides: take its module's usual name
     # (onnxruntime-openvino installs `onnxruntime`).
-    absent = {MODULES.get(need, need.replace("-", "_")) for need in needs if normal(need) not in provided}
+    absent = {_module_of(need) for need in needs if normal(need) not in provided}
     missing: list[tuple[str, str]] = []
     for module in sorted(_imported(source)):
         if module in sys.stdlib_module_names or module == "__future__" or module in absent:
@@ -57,6 +57,11 @@ def _uncovered_imports(source: str, needs: tuple[str, ...]) -> list[tuple[str, s
         elif not distributions & provided:
             missing.append((module, f"it comes from {', '.join(sorted(distributions))}"))
     return missing
+
+
+def _module_of(distribution: str) -> str:
+    known = releases_of(distribution)
+    return known.module if known and known.module else distribution.replace("-", "_")
 
 
 def _imported(source: str) -> set[str]:

@@ -15,6 +15,7 @@ import yaml
 from conformance.core.machine import Scope, ScopeError
 from conformance.core.safe_yaml import FileRefused, Limits, LimitsError, find_problem, parse, read_text, yaml_message
 from conformance.core.tool_input import InputError, check
+from conformance.runtimes import OPERATOR_PREFIXES, distributions, id_prefixes, id_problem, releases_of
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
 # Inside an installed wheel: the copy of findings/ the build made (setup.py).
@@ -23,8 +24,10 @@ PACKAGED_FINDINGS = _PACKAGE / "finding_records"
 CHECKOUT_FINDINGS = _PACKAGE.parent / "findings"
 RECORD = "finding.yaml"
 _REF = re.compile(r"^(?P<owner>[^/]+)/(?P<repo>[^#]+)#(?P<number>\d+)$")
-# A finding id as baseline notes and texts name it: OV3, AM-ORTDML5, WGPU8, HM-OV1, NMS-OV1.
-ID_PATTERN = re.compile(r"\b(?:AM-|HM-|NMS-)?(?:ORTDML|ORTOV|ORT|OV|REF|DML|TR|WASM|WGPU|IREE|TVM|TG|MNN|LRT)\d+\b")
+# A finding's id in prose (a baseline's note, a report: OV3, AM-ORTDML5, NMS-OV1): an operator family's prefix, a
+# runtime's (longest first: ORTDML before ORT), a number.
+ID_PATTERN = re.compile(r"\b(?:" + "|".join(map(re.escape, OPERATOR_PREFIXES)) + r")?(?:"
+                        + "|".join(sorted(id_prefixes(), key=len, reverse=True)) + r")\d+\b")
 
 
 class FindingError(ValueError):
@@ -208,6 +211,12 @@ def _finding(folder: Path, raw: dict[str, Any]) -> Finding:
 def _check_folder(path: Path, finding: Finding) -> None:
     if finding.id != path.parent.name:
         raise FindingError(f"{path}: id: {finding.id!r} is not the folder's name ({path.parent.name!r})")
+    problem = id_problem(finding.id, finding.runtime)
+    if problem:
+        raise FindingError(f"{path}: {problem}")
+    if finding.repro.history and releases_of(finding.repro.history) is None:
+        raise FindingError(f"{path}: repro.history: {finding.repro.history!r} is no runtime's distribution "
+                           f"(they are: {', '.join(distributions(measured=False))})")
     problem = _status_problem(finding.upstream)
     if problem:
         raise FindingError(f"{path}: {problem}")

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from conformance.backends.cache import cache_root
 from conformance.backends.record import PythonEnvironment
-from conformance.backends.registry import RECORDS
 from conformance.core.machine import Scope
 from conformance.core.offline import QUIET_RUNTIMES, guarded_python_path
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
+from conformance.runtimes import runtime
 
 REPRO_SECONDS = 180.0  # a repro should take under a minute; this is the net for one that hangs
 OUTCOMES = ("reproduced", "not reproduced", "cannot run", "broken")
@@ -105,9 +105,9 @@ def run_repro(finding: Finding, python: str | None = None, timeout: float = REPR
 
 
 def own_environment(finding: Finding) -> str:
-    """The interpreter of the environment of its own that the finding's backend runs in (its
-    record's `environment`, such as LiteRT's, which `setup litert` makes), where it is made: what
-    a maintainer who installs the runtime has. "" for a backend in the suite's environment."""
+    """The interpreter of the environment of its own that the finding's runtime's repros run in
+    (its record's `environment`, such as LiteRT's, which `setup litert` makes), where it is
+    made: what a maintainer who installs the runtime has. "" for a runtime in the suite's."""
     environment = environment_of(finding)
     if environment is None or environment.missing():
         return ""
@@ -115,13 +115,8 @@ def own_environment(finding: Finding) -> str:
 
 
 def environment_of(finding: Finding) -> PythonEnvironment | None:
-    """The environment of its own of the first of the finding's backends that has one."""
-    records = {record.name: record for record in RECORDS}
-    for name in finding.backends:
-        record = records.get(name)
-        if record is not None and record.environment is not None:
-            return record.environment
-    return None
+    """The environment of its own its runtime's repros run in (None: one made of its needs)."""
+    return runtime(finding.runtime).environment
 
 
 def _both(stdout: bytes | None, stderr: bytes | None) -> str:
@@ -149,7 +144,7 @@ def _link_node_modules(finding: Finding, folder: Path) -> None:
     """ONNX Runtime Web repros import onnxruntime-web from a node_modules beside them, as a
     maintainer's `npm install` makes it: here, the one `topk-conformance setup web` installed."""
     installed = cache_root() / "web" / "node_modules"
-    if finding.runtime == "onnxruntime-web" and installed.is_dir():
+    if runtime(finding.runtime).node_modules and installed.is_dir():
         (folder / "node_modules").symlink_to(installed, target_is_directory=True)
 
 

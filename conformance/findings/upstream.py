@@ -14,30 +14,9 @@ from dataclasses import dataclass
 
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun
+from conformance.runtimes import IssueForm, runtime
 
-TRACKERS = {
-    "openvino": "openvinotoolkit/openvino",
-    "onnxruntime": "microsoft/onnxruntime",
-    "onnxruntime-openvino": "microsoft/onnxruntime",
-    "onnxruntime-directml": "microsoft/onnxruntime",
-    "onnxruntime-web": "microsoft/onnxruntime",
-    "onnx": "onnx/onnx",
-    "tract": "sonos/tract",
-    "directml": "microsoft/DirectML",
-    "iree": "iree-org/iree",
-    "tvm": "apache/tvm",
-    "tinygrad": "tinygrad/tinygrad",
-    "mnn": "alibaba/MNN",
-    "litert": "google-ai-edge/LiteRT",
-}
-_PROVIDERS = {"onnxruntime": "Default CPU", "onnxruntime-openvino": "OpenVINO", "onnxruntime-directml": "DirectML"}
 SCREEN_LINES = 60  # a companion file longer than this is attached to the issue, not inlined
-
-
-def _provider(finding: Finding) -> str:
-    if finding.runtime == "onnxruntime-web":  # the section names the one it shows on
-        return "WebGPU (onnxruntime-web)" if "webgpu" in finding.section else "WebAssembly (onnxruntime-web)"
-    return _PROVIDERS[finding.runtime]
 
 
 @dataclass(frozen=True)
@@ -52,13 +31,14 @@ class IssueBody:
 def issue_body(finding: Finding, run: ReproRun | None, fixed_in: str = "") -> IssueBody:
     """`fixed_in`: the release (of the repro's history distribution) from which on it no longer
     shows, as `findings history` measured."""
-    tracker = TRACKERS[finding.runtime]
+    record = runtime(finding.runtime)
+    tracker = record.tracker
     attachments = tuple(name for name in _companions(finding) if _long(finding, name))
     if fixed_in:
         return IssueBody(tracker, f"Fixed in {finding.repro.history or finding.runtime} {fixed_in}: {finding.title}",
                          _fixed(finding, run, fixed_in), attachments, fixed_in)
-    shape = _SHAPES.get(tracker, _plain)
-    title = f"[Bug]: {finding.title}" if tracker == "openvinotoolkit/openvino" else finding.title
+    shape = _SHAPES.get(record.form, _plain)
+    title = f"[Bug]: {finding.title}" if record.form == "openvino-bug" else finding.title
     return IssueBody(tracker, title, shape(finding, run).rstrip() + "\n", attachments)
 
 
@@ -185,19 +165,19 @@ def _isa(finding: Finding) -> str:
 def _onnxruntime(finding: Finding, run: ReproRun | None) -> str:
     versions = finding.recorded.get("versions", {})
     ort = next((v for k, v in versions.items() if k.startswith("onnxruntime")), _versions(finding))
-    web = finding.runtime == "onnxruntime-web"
+    provider = runtime(finding.runtime).provider(finding.section)
     return (
         _known(finding)
         + f"### Describe the issue\n\n{_description(finding)}\n"
         f"### To reproduce\n\n{_steps(finding)}\nWhat it printed:\n\n{_output(run)}\n"
         "### Urgency\n\nNone: found by a conformance suite; no deadline depends on it.\n\n"
-        f"### Platform\n\n{'Web Browser' if web and 'webgpu' in finding.section else platform.system()}\n\n"
+        f"### Platform\n\n{provider.platform or platform.system()}\n\n"
         f"### OS Version\n\n{_here()}\n\n"
         "### ONNX Runtime Installation\n\nReleased Package\n\n"
         f"### ONNX Runtime Version or Commit ID\n\n{ort}\n\n"
-        f"### ONNX Runtime API\n\n{'JavaScript' if web else 'Python'}\n\n"
+        f"### ONNX Runtime API\n\n{provider.api}\n\n"
         f"### Architecture\n\n{platform.machine()}\n\n"
-        f"### Execution Provider\n\n{_provider(finding)}\n\n"
+        f"### Execution Provider\n\n{provider.name}\n\n"
         f"### Execution Provider Library Version\n\n{_versions(finding)}\n\n"
         f"### Related upstream threads\n\n{_related(finding)}"
     )
@@ -228,8 +208,8 @@ def _plain(finding: Finding, run: ReproRun | None) -> str:
     )
 
 
-_SHAPES: dict[str, Callable[[Finding, ReproRun | None], str]] = {
-    "openvinotoolkit/openvino": _openvino,
-    "microsoft/onnxruntime": _onnxruntime,
-    "onnx/onnx": _onnx,
+_SHAPES: dict[IssueForm, Callable[[Finding, ReproRun | None], str]] = {
+    "openvino-bug": _openvino,
+    "onnxruntime-bug": _onnxruntime,
+    "onnx-bug": _onnx,
 }
