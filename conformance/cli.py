@@ -374,7 +374,7 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
     console.print(timing_table(results, info))
     for line in cliff_lines(results):
         console.print(line, markup=False)
-    for line in stale_lines(results, backends, cases) if args.slow else left_out_lines(results):
+    for line in stale_lines(results, backends, cases, args.timeout) if args.slow else left_out_lines(results):
         console.print(line, markup=False)
     if args.junitxml:
         try:

@@ -79,12 +79,14 @@ class Spoiler:
 
 @dataclass(frozen=True)
 class Unfinishable:
-    """Graphs the runtime does not finish in the time a graph is given here, as the finding
-    `finding` shows: those of operator `op` through the graphs `graphs` (every graph where
-    empty) whose row (the input's length along the case's axis) holds `elements` or more. A run
-    leaves them out, each a `skip` naming the finding, unless asked for them (`run --slow`):
-    every run would otherwise pay the time limit per graph to learn again what the finding
-    records, which `findings check` already watches for an upstream fix."""
+    """Graphs the runtime does not finish, or not reliably, in the time a graph is given here
+    (on a quiet machine they take more than half of it), as the finding `finding` shows: those
+    of operator `op` through the graphs `graphs` (every graph where empty) whose row (the
+    input's length along the case's axis) holds `elements` or more. A run leaves them out, each
+    a `skip` naming the finding, unless asked for them (`run --slow`): every run would otherwise
+    pay up to the time limit per graph to learn again what the finding records, which
+    `findings check` already watches for an upstream fix, and a busy machine would turn some of
+    them into crashes a baseline recorded elsewhere does not hold."""
 
     op: str
     elements: int

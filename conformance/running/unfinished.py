@@ -1,6 +1,8 @@
 """What a run says of the graphs a backend's record says it does not finish here
 (record.Unfinishable): how many it left out and why, or, with `run --slow`, which of them
-finished after all (the record is stale: the runtime was fixed, or this machine is faster)."""
+finished in under half the time a graph is given (the record is stale: the runtime was fixed,
+or this machine is faster). A graph that finishes nearer the limit is what the record says: it
+does not finish reliably."""
 
 from __future__ import annotations
 
@@ -21,8 +23,10 @@ def left_out_lines(results: Sequence[Result]) -> list[str]:
             "run --slow runs them" for (backend, finding), count in counts.items()]
 
 
-def stale_lines(results: Sequence[Result], probed: Sequence[Probed], cases: Sequence[Case]) -> list[str]:
-    """Per backend and finding, the graphs its record names that finished in this run."""
+def stale_lines(results: Sequence[Result], probed: Sequence[Probed], cases: Sequence[Case],
+                timeout: float) -> list[str]:
+    """Per backend and finding, the graphs its record names that finished in this run in under
+    half of `timeout`, the time a graph is given."""
     records = {each.name: each.record for each in probed}
     by_id = {case.id: case for case in cases}
     named: Counter[tuple[str, str]] = Counter()
@@ -33,7 +37,7 @@ def stale_lines(results: Sequence[Result], probed: Sequence[Probed], cases: Sequ
         if entry is None:
             continue
         named[(result.backend, entry.finding)] += 1
-        finished[(result.backend, entry.finding)] += result.verdict in FINISHED
+        finished[(result.backend, entry.finding)] += result.verdict in FINISHED and (result.seconds or 0) < timeout / 2
     return [f"{backend} finished {finished[key]} of the {count} graphs its record says it does not finish here "
-            f"(finding {finding}): the record is stale" for key, count in named.items() if finished[key]
-            for backend, finding in [key]]
+            f"in under half the time a graph is given (finding {finding}): the record is stale"
+            for key, count in named.items() if finished[key] for backend, finding in [key]]
