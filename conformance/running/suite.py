@@ -451,26 +451,28 @@ def run_probed(cases: Sequence[Case], probed: Sequence[Probed], on_result: Calla
 
     try:
         executors.adopt(probed)
+        units = _units(cases, probed, emit, executors.pack, executors.alone, executors.slow)
         if executors.isolate:
-            _Parallel(executors, emit).run(_units(cases, probed, emit, executors.pack, executors.alone,
-                                                  executors.slow))
+            _Parallel(executors, emit).run(units)
         else:
-            for case in cases:
-                for backend in probed:
-                    if backend.available:
-                        run = executors.for_backend(backend.backend)
-                        variants, left_out = backend.to_run(case, executors.slow)
-                        for result in left_out:
-                            emit(result)
-                        for variant in variants:
-                            emit(run(case, variant))
-                    else:
-                        for result in unavailable(case, backend):
-                            emit(result)
-                executors.graphs.forget_all()  # one case's graphs are not needed by the next
+            _one_at_a_time(executors, units, emit)
     finally:
         executors.close()
     return ordered(results, cases, [p.name for p in probed])
+
+
+def _one_at_a_time(executors: Executors, units: Iterable[_Unit | _Pack], emit: Callable[[Result], None]) -> None:
+    """In this process, in order (executors that never pack: every unit is one case's graphs)."""
+    case = None
+    for unit in units:
+        assert isinstance(unit, _Unit)
+        if unit.case is not case:
+            executors.graphs.forget_all()  # one case's graphs are not needed by the next
+            case = unit.case
+        run = executors.for_backend(unit.backend)
+        for variant in unit.variants:
+            emit(run(unit.case, variant))
+    executors.graphs.forget_all()
 
 
 def _units(cases: Sequence[Case], probed: Sequence[Probed], emit: Callable[[Result], None], pack: int = 1,
