@@ -8,8 +8,13 @@ this script, each at --jobs 1.
 
 Per backend (default tvm-cpu and iree-cpu; the corpus cases/edge), one line per figure:
 
-- speed-up: wall time of one compile per graph over the compilers' way (the whole command);
-  target at least 3 (issue 35);
+- speed-up: wall time of one compile per graph over the compilers' way (the whole command).
+  Issue 35 asked for 3; no packing reaches that while every non-pass runs alone (the ceiling
+  below is about 1.5 on IREE), so the target is the share of the ceiling;
+- the ceiling: the speed-up if every graph that may go in a pack and passes alone cost nothing
+  there while every other graph still runs alone (benchmarks/packs.py says how), measured on
+  the run with one compile per graph; beside it, the speed-up's share of it: target at least
+  0.9 (issue 49);
 - compilations per graph run, each way;
 - results whose verdict, rules or domain differ between the two: target 0 (every result is
   the graph's own: a pack's non-passes run again alone).
@@ -28,8 +33,9 @@ sys.path.insert(0, str(REPO))
 
 from benchmarks.corpus import Run, load, run  # noqa: E402
 from benchmarks.figures import Figure, conclude  # noqa: E402
+from benchmarks.packs import ceiling_of, may_pack  # noqa: E402
 
-SPEED_UP_TARGET = 3.0
+CEILING_SHARE_TARGET = 0.9
 DEFAULT_PACK = 64
 
 
@@ -47,12 +53,17 @@ def figures(cases: list[str], backend: str, pack: int) -> list[Figure]:
     print(f"benchmark: after: {load()}", flush=True)
     left, right = _judged(each), _judged(way)
     differ = {key for key in left.keys() | right.keys() if left.get(key) != right.get(key)}
+    passing, ceiling = ceiling_of(each, may_pack(cases))
     for key in sorted(differ)[:10]:
         print(f"benchmark: differs: {key}: {left.get(key)} | {right.get(key)}")
     return [
         Figure(f"{backend} speed-up: {each.wall:.2f} s one compile per graph / {way.wall:.2f} s packed "
-               f"(--pack {pack}{', --baseline' if hinted else ''}, graph reuse)", each.wall / way.wall,
-               SPEED_UP_TARGET, most=False),
+               f"(--pack {pack}{', --baseline' if hinted else ''}, graph reuse)", each.wall / way.wall),
+        Figure(f"{backend} ceiling: {each.wall:.2f} s one compile per graph / {each.wall - passing:.2f} s without the "
+               f"{passing:.2f} s of its passes that may go in a pack (the speed-up if those cost nothing there)",
+               ceiling),
+        Figure(f"{backend} that speed-up as a share of the ceiling: {each.wall / way.wall:.2f}x / {ceiling:.2f}x",
+               each.wall / way.wall / ceiling, CEILING_SHARE_TARGET, unit="", most=False),
         Figure(f"{backend} compilations per graph run: {way.compilations} / {way.graph_runs} packed; "
                f"{each.compilations} / {each.graph_runs} one per graph",
                way.compilations / max(1, way.graph_runs), unit=""),

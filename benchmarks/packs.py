@@ -81,6 +81,14 @@ def may_pack(cases: list[str]) -> set[str]:
     return {case.id for case in loaded.cases if packable(case) and getattr(case.x, "size", 1) != 0}
 
 
+def ceiling_of(alone: Run, packing: set[str]) -> tuple[float, float]:
+    """The seconds of the run alone's passes that may go in a pack (`packing`: may_pack), and
+    the ceiling: the speed-up packs would give if those cost nothing there, every other graph
+    still running alone (the rerun-alone rule). No packing can beat it."""
+    passing = sum(r["seconds"] for r in alone.ran() if r["verdict"] == "pass" and r["case"] in packing)
+    return passing, alone.wall / (alone.wall - passing)
+
+
 def figures(cases: list[str], backends: list[str], pack: int) -> list[Figure]:
     found = []
     packing = may_pack(cases)
@@ -104,9 +112,8 @@ def figures(cases: list[str], backends: list[str], pack: int) -> list[Figure]:
         # The two runs alone differ by 5-15% here (the first after a pause is the slower): every
         # speed-up and the ceiling are against the faster, with its own passes' seconds.
         fast = min(alone, again, key=lambda r: r.wall)
-        passing = sum(r["seconds"] for r in fast.ran() if r["verdict"] == "pass" and r["case"] in packing)
+        passing, ceiling = ceiling_of(fast, packing)
         outside = packed.wall - packed.backend_time
-        ceiling = fast.wall / (fast.wall - passing)
         found += [
             Figure(f"{backend} ceiling: {fast.wall:.2f} s alone (the faster of {alone.wall:.2f} s and "
                    f"{again.wall:.2f} s) / {fast.wall - passing:.2f} s without the {passing:.2f} s of its passes that "

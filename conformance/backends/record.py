@@ -92,11 +92,32 @@ class Unfinishable:
     elements: int
     finding: str
     graphs: tuple[str, ...] = ()
+    # Or, instead of a row's length, an input (a field of the operator's case) at least this
+    # large in every dimension: NonMaxSuppression's `scores`, [batches, classes, boxes].
+    input: str = ""
+    at_least: tuple[int, ...] = ()
 
     def covers(self, case: Case, graph: str) -> bool:
-        if case.op != self.op or (self.graphs and graph not in self.graphs) or not case.x.ndim:
+        if case.op != self.op or (self.graphs and graph not in self.graphs):
             return False
-        return int(case.x.shape[getattr(case, "axis", -1)]) >= self.elements
+        if self.input:
+            shape = tuple(getattr(case, self.input).shape)
+            return len(shape) == len(self.at_least) and all(n >= m for n, m in zip(shape, self.at_least, strict=True))
+        if not case.x.ndim:
+            return False
+        return self._row(case) >= self.elements
+
+    def says(self, case: Case) -> str:
+        """What the runtime does not finish, and this case's size: for a skip's message."""
+        if self.input:
+            shape = list(getattr(case, self.input).shape)
+            return (f"{case.op} with {self.input} of shape {list(self.at_least)} or larger in every dimension "
+                    f"(this one: {shape})")
+        return f"{case.op} over rows of {self.elements:,} elements or more (this row: {self._row(case):,})"
+
+    @staticmethod
+    def _row(case: Case) -> int:
+        return int(case.x.shape[getattr(case, "axis", -1)])
 
 
 @dataclass(frozen=True)

@@ -68,12 +68,11 @@ class Probed:
             if entry is None:
                 variants.append(variant)
                 continue
-            row = int(case.x.shape[getattr(case, "axis", -1)])
             left_out.append(Result(
                 case.id, self.name, variant.graph, variant.k_label, "skip",
-                message=f"not run: {self.name} does not finish {case.op} over rows of {entry.elements:,} elements "
-                f"or more in the time a graph is given here (this row: {row:,}; finding {entry.finding}); "
-                "run --slow runs it", tags=list(case.tags), case_file=str(case.file), x_shape=variant.x_shape,
+                message=f"not run: {self.name} does not finish {entry.says(case)} reliably in the time a graph is "
+                f"given here (finding {entry.finding}); run --slow runs it", tags=list(case.tags),
+                case_file=str(case.file), x_shape=variant.x_shape,
                 isa=self.isa, op=case.op, unfinished=entry.finding))
         return variants, left_out
 
