@@ -1,4 +1,4 @@
-"""A runtime's facts are one record (conformance/runtimes.py): the findings tooling names no
+"""A runtime's facts are one record (conformance/findings/runtimes.py): the findings tooling names no
 runtime itself, and a finding that does not fit its runtime's record is refused by file and
 field while the others still load."""
 
@@ -13,8 +13,8 @@ import yaml
 from harness import REPO, run_cli
 
 from conformance.findings.records import load_findings
+from conformance.findings.runtimes import RUNTIMES, id_prefixes, runtime
 from conformance.findings.upstream import issue_body
-from conformance.runtimes import RUNTIMES, id_prefixes, runtime
 
 FINDINGS = REPO / "findings"
 

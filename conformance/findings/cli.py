@@ -30,8 +30,8 @@ from conformance.findings import latest as finding_latest
 from conformance.findings import lint as finding_lint
 from conformance.findings.records import Finding, Loaded, default_root, load_findings
 from conformance.findings.running import MARKS, OUTCOMES, REPRO_SECONDS, ReproRun, expected_here, run_repro, verdict
+from conformance.findings.runtimes import distributions, releases_of
 from conformance.findings.upstream import issue_body
-from conformance.runtimes import distributions, releases_of
 
 
 def add_parser(commands: Any) -> None:

@@ -26,7 +26,7 @@ from conformance.core.atomic_files import atomic_write_text
 from conformance.findings.isolated import normal
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun, environment_of, run_repro
-from conformance.runtimes import releases_of
+from conformance.findings.runtimes import releases_of
 
 # Needs that are commands, not Python distributions: an environment cannot install them.
 COMMANDS = frozenset({"node", "npm", "chromium", "wine", "Xvfb", "qemu-x86_64", "x86_64-w64-mingw32-gcc"})

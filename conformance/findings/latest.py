@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from conformance.findings import history as finding_history
 from conformance.findings.records import Finding
 from conformance.findings.running import expected_here
-from conformance.runtimes import releases_of
+from conformance.findings.runtimes import releases_of
 
 RESOLVE_SECONDS = 300
 

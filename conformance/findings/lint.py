@@ -14,8 +14,8 @@ from pathlib import Path
 from conformance.findings.isolated import closure, normal
 from conformance.findings.plain import WORKING_LINES, Vocabulary, working_lines
 from conformance.findings.records import Finding
+from conformance.findings.runtimes import releases_of
 from conformance.findings.upstream import issue_body
-from conformance.runtimes import releases_of
 
 # The one variable a repro reads for the DirectML setup is the suite's cache, as the docs say.
 _OTHER_SETUP_VARIABLES = ("DIRECTML_WINE_ROOT",)

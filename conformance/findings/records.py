@@ -15,7 +15,7 @@ import yaml
 from conformance.core.machine import Scope, ScopeError
 from conformance.core.safe_yaml import FileRefused, Limits, LimitsError, find_problem, parse, read_text, yaml_message
 from conformance.core.tool_input import InputError, check
-from conformance.runtimes import OPERATOR_PREFIXES, distributions, id_prefixes, id_problem, releases_of
+from conformance.findings.runtimes import OPERATOR_PREFIXES, distributions, id_prefixes, id_problem, releases_of
 
 _PACKAGE = Path(__file__).resolve().parent.parent  # conformance/
 # Inside an installed wheel: the copy of findings/ the build made (setup.py).

@@ -21,7 +21,7 @@ from conformance.core.machine import Scope
 from conformance.core.offline import QUIET_RUNTIMES, guarded_python_path
 from conformance.findings.isolated import python_for
 from conformance.findings.records import Finding
-from conformance.runtimes import runtime
+from conformance.findings.runtimes import runtime
 
 REPRO_SECONDS = 180.0  # a repro should take under a minute; this is the net for one that hangs
 OUTCOMES = ("reproduced", "not reproduced", "cannot run", "broken")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from conformance.findings.records import Finding
 from conformance.findings.running import ReproRun
-from conformance.runtimes import IssueForm, runtime
+from conformance.findings.runtimes import IssueForm, runtime
 
 SCREEN_LINES = 60  # a companion file longer than this is attached to the issue, not inlined
 
