@@ -136,14 +136,25 @@ class Executors:
         and carried from here on (Probed); `answered` is told of each answer as it comes (name,
         probe, seconds since the first worker was started)."""
         began = time.monotonic()
-        if not self.isolate:
-            probed = []
-            for backend in backends:
-                probed.append(carried(backend, probe_here(backend)))
-                if answered is not None:
-                    answered(backend.name, probed[-1].probe, time.monotonic() - began)
-            self.adopt(probed)
-            return probed
+        probes = self._probes_here(backends, answered, began) if not self.isolate else self._probes_in_workers(
+            backends, answered, began)
+        probed = [carried(backend, probe) for backend, probe in zip(backends, probes, strict=True)]
+        self.adopt(probed)
+        return probed
+
+    @staticmethod
+    def _probes_here(backends: Sequence[Backend], answered: Answered | None, began: float) -> list[Probe]:
+        """Each backend's answer asked in this process, one after the other."""
+        probes = []
+        for backend in backends:
+            probes.append(probe_here(backend))
+            if answered is not None:
+                answered(backend.name, probes[-1], time.monotonic() - began)
+        return probes
+
+    def _probes_in_workers(self, backends: Sequence[Backend], answered: Answered | None, began: float) -> list[Probe]:
+        """Each backend's answer asked in its first worker, all at once; the workers of the
+        unavailable ones are stopped."""
         workers = [self._first_worker(b) for b in backends]
         for worker in workers:
             worker.spawn()  # all start at once (from this thread: a worker dies with the thread that started it)
@@ -164,9 +175,7 @@ class Executors:
         for worker, probe in zip(workers, probes, strict=True):
             if not probe.availability.available:
                 worker.stop()  # nothing will run there
-        probed = [carried(backend, probe) for backend, probe in zip(backends, probes, strict=True)]
-        self.adopt(probed)
-        return probed
+        return probes
 
     def idle_worker(self, backend: Backend, busy: Iterable[Worker]) -> Worker:
         """A worker of the backend that has no unit now: an existing one, or a new one (not
