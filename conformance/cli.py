@@ -374,7 +374,8 @@ def _run_with(args: argparse.Namespace, candidates: list[Backend], named_only: l
     console.print(timing_table(results, info))
     for line in cliff_lines(results):
         console.print(line, markup=False)
-    for line in stale_lines(results, backends, cases, args.timeout) if args.slow else left_out_lines(results):
+    records = [each.record for each in backends]
+    for line in stale_lines(results, records, cases, args.timeout) if args.slow else left_out_lines(results):
         console.print(line, markup=False)
     if args.junitxml:
         try:

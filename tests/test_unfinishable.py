@@ -74,7 +74,7 @@ def test_a_graph_that_finishes_near_the_limit_does_not_make_the_record_stale(sec
     probed = carried(backend, Probe(Availability(True, ""), {}))
     case = next(c for c in load_cases([CASES / "large"]).cases if c.id == MILLION_ROW)
     result = Result(MILLION_ROW, "slow-on-paper", "onnx-opset11", "constant", "pass", seconds=seconds)
-    said = stale_lines([result], [probed], [case], timeout=60.0)
+    said = stale_lines([result], [probed.record], [case], timeout=60.0)
     assert bool(said) is stale, said
 
 

@@ -86,7 +86,8 @@ class Unfinishable:
     a `skip` naming the finding, unless asked for them (`run --slow`): every run would otherwise
     pay up to the time limit per graph to learn again what the finding records, which
     `findings check` already watches for an upstream fix, and a busy machine would turn some of
-    them into crashes a baseline recorded elsewhere does not hold."""
+    them into crashes a baseline recorded elsewhere does not hold. Which graphs of a case an entry
+    covers, and what the skip says, is the run's reading (conformance/running/unfinished.py)."""
 
     op: str
     elements: int
@@ -96,28 +97,6 @@ class Unfinishable:
     # large in every dimension: NonMaxSuppression's `scores`, [batches, classes, boxes].
     input: str = ""
     at_least: tuple[int, ...] = ()
-
-    def covers(self, case: Case, graph: str) -> bool:
-        if case.op != self.op or (self.graphs and graph not in self.graphs):
-            return False
-        if self.input:
-            shape = tuple(getattr(case, self.input).shape)
-            return len(shape) == len(self.at_least) and all(n >= m for n, m in zip(shape, self.at_least, strict=True))
-        if not case.x.ndim:
-            return False
-        return self._row(case) >= self.elements
-
-    def says(self, case: Case) -> str:
-        """What the runtime does not finish, and this case's size: for a skip's message."""
-        if self.input:
-            shape = list(getattr(case, self.input).shape)
-            return (f"{case.op} with {self.input} of shape {list(self.at_least)} or larger in every dimension "
-                    f"(this one: {shape})")
-        return f"{case.op} over rows of {self.elements:,} elements or more (this row: {self._row(case):,})"
-
-    @staticmethod
-    def _row(case: Case) -> int:
-        return int(case.x.shape[getattr(case, "axis", -1)])
 
 
 @dataclass(frozen=True)
@@ -153,10 +132,6 @@ class BackendRecord:
     # ran, never that provider's answer under this backend's name (contract section 8).
     no_kernel: tuple[str, ...] = ()
     unfinishable: tuple[Unfinishable, ...] = ()  # graphs it does not finish here (Unfinishable)
-
-    def unfinished(self, case: Case, graph: str) -> Unfinishable | None:
-        """The entry that says the runtime does not finish this graph here, or None."""
-        return next((entry for entry in self.unfinishable if entry.covers(case, graph)), None)
 
     def placed_elsewhere(self, op: str) -> bool:
         """Whether a node of this operator placed on another provider is expected (no kernel here)."""

@@ -15,6 +15,7 @@ from conformance.core import machine
 from conformance.operator.interfaces import Case, Variant, variant_key
 from conformance.ops.registry import all_variants, operator
 from conformance.results.records import Result
+from conformance.running.unfinished import says, unfinished
 from conformance.running.workers import Probe
 
 
@@ -64,13 +65,13 @@ class Probed:
         not finish here (record.Unfinishable), unless `slow` asks for them too."""
         variants, left_out = [], []
         for variant in self.variants(case):
-            entry = None if slow else self.record.unfinished(case, variant.graph)
+            entry = None if slow else unfinished(self.record, case, variant.graph)
             if entry is None:
                 variants.append(variant)
                 continue
             left_out.append(Result(
                 case.id, self.name, variant.graph, variant.k_label, "skip",
-                message=f"not run: {self.name} does not finish {entry.says(case)} reliably in the time a graph is "
+                message=f"not run: {self.name} does not finish {says(entry, case)} reliably in the time a graph is "
                 f"given here (finding {entry.finding}); run --slow runs it", tags=list(case.tags),
                 case_file=str(case.file), x_shape=variant.x_shape,
                 isa=self.isa, op=case.op, unfinished=entry.finding))
