@@ -322,6 +322,9 @@ def _host_array(device: Any, output: Any) -> np.ndarray[Any, Any]:
 
 
 NMS_NEVER_COMPILED = Unfinishable("nms", 0, "NMS-IREE1", input="scores", at_least=(2, 2, 2))
+# One batch and one class (the only shape IREE's NonMaxSuppression takes) of 1,000 boxes: 41 s to
+# over a minute on the CPU, time growing with the square of the boxes (NMS-IREE2).
+NMS_TOO_SLOW = Unfinishable("nms", 0, "NMS-IREE2", input="scores", at_least=(1, 1, 1000), at_most=(1, 1, None))
 
 
 def _name(target: str, vulkan_driver: str) -> str:
@@ -350,7 +353,7 @@ def _record(target: str, driver: str, vulkan_driver: str = "") -> BackendRecord:
         # and 2 classes (and 2 boxes) or more never finishes compiling (NMS-IREE1): the pass that
         # spins comes before the target's code.
         unfinishable=(NMS_NEVER_COMPILED,) if vulkan_driver else (
-            Unfinishable("topk", 131_072, "IREE1", ("onnx-opset11", "onnx-opset24")), NMS_NEVER_COMPILED),
+            Unfinishable("topk", 131_072, "IREE1", ("onnx-opset11", "onnx-opset24")), NMS_NEVER_COMPILED, NMS_TOO_SLOW),
     )
 
 

@@ -94,9 +94,11 @@ class Unfinishable:
     finding: str
     graphs: tuple[str, ...] = ()
     # Or, instead of a row's length, an input (a field of the operator's case) at least this
-    # large in every dimension: NonMaxSuppression's `scores`, [batches, classes, boxes].
+    # large in every dimension: NonMaxSuppression's `scores`, [batches, classes, boxes]; and, where
+    # `at_most` gives one, at most that large (None: no bound in that dimension).
     input: str = ""
     at_least: tuple[int, ...] = ()
+    at_most: tuple[int | None, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ def covers(entry: Unfinishable, case: Case, graph: str) -> bool:
         return False
     if entry.input:
         shape = tuple(getattr(case, entry.input).shape)
-        return len(shape) == len(entry.at_least) and all(n >= m for n, m in zip(shape, entry.at_least, strict=True))
+        return len(shape) == len(entry.at_least) and all(
+            low <= n and (high is None or n <= high) for n, (low, high) in zip(shape, _bounds(entry), strict=True))
     if not case.x.ndim:
         return False
     return _row(case) >= entry.elements
@@ -38,10 +39,16 @@ def covers(entry: Unfinishable, case: Case, graph: str) -> bool:
 def says(entry: Unfinishable, case: Case) -> str:
     """What the runtime does not finish, and this case's size: for a skip's message."""
     if entry.input:
+        sizes = [f"{low:,}" if low == high else f"{low:,} to {high:,}" if high is not None else f"{low:,} or more"
+                 for low, high in _bounds(entry)]
         shape = list(getattr(case, entry.input).shape)
-        return (f"{case.op} with {entry.input} of shape {list(entry.at_least)} or larger in every dimension "
-                f"(this one: {shape})")
+        return f"{case.op} with {entry.input} of shape [{', '.join(sizes)}] (this one: {shape})"
     return f"{case.op} over rows of {entry.elements:,} elements or more (this row: {_row(case):,})"
+
+
+def _bounds(entry: Unfinishable) -> list[tuple[int, int | None]]:
+    """Each dimension's least and greatest size (None: no bound)."""
+    return [(low, entry.at_most[i] if i < len(entry.at_most) else None) for i, low in enumerate(entry.at_least)]
 
 
 def _row(case: Case) -> int:
