@@ -324,7 +324,8 @@ def _host_array(device: Any, output: Any) -> np.ndarray[Any, Any]:
 NMS_NEVER_COMPILED = Unfinishable("nms", 0, "NMS-IREE1", input="scores", at_least=(2, 2, 2))
 # One batch and one class (the only shape IREE's NonMaxSuppression takes) of 1,000 boxes: 41 s to
 # over a minute on the CPU, time growing with the square of the boxes (NMS-IREE2).
-NMS_TOO_SLOW = Unfinishable("nms", 0, "NMS-IREE2", input="scores", at_least=(1, 1, 1000), at_most=(1, 1, None))
+NMS_TOO_SLOW = Unfinishable("nms", 0, "NMS-IREE2", input="scores", at_least=(1, 1, 1000), at_most=(1, 1, None),
+                            dtypes=("float32",))  # ONNX's NonMaxSuppression takes no other
 
 
 def _name(target: str, vulkan_driver: str) -> str:

@@ -99,6 +99,9 @@ class Unfinishable:
     input: str = ""
     at_least: tuple[int, ...] = ()
     at_most: tuple[int | None, ...] = ()
+    # The element types (the case's `dtype_name`) it covers; every one where empty. A graph that
+    # cannot be built for a type keeps the skip that says so.
+    dtypes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

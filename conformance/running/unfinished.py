@@ -24,8 +24,11 @@ def unfinished(record: BackendRecord, case: Case, graph: str) -> Unfinishable | 
 
 def covers(entry: Unfinishable, case: Case, graph: str) -> bool:
     """Whether the entry names this graph of the case: its operator, one of its graphs (any where
-    it names none), and a row (or the input it names) at least the size it gives."""
+    it names none), one of its element types (any where it names none), and a row (or the input
+    it names) at least the size it gives."""
     if case.op != entry.op or (entry.graphs and graph not in entry.graphs):
+        return False
+    if entry.dtypes and case.dtype_name not in entry.dtypes:
         return False
     if entry.input:
         shape = tuple(getattr(case, entry.input).shape)
