@@ -230,8 +230,9 @@ def test_a_node_in_a_loop_body_is_judged_in_each_iteration_and_a_deeper_one_list
         assert _classes(node, "ort-cpu", "onnx-reference") == "same"
     (nested,) = [node for node in model["nodes"] if node["name"] == "nested_topk"]
     assert nested["results"]["ort-cpu"]["verdict"] == "skip"
-    assert "captures the main graph, the branches of its If nodes and the bodies of its Loop nodes" in (
-        nested["not_captured"])
+    assert nested["where"] == "Loop loop body / If nested_if then_branch"
+    assert "captures the main graph, the branches of its If nodes (and of the If nodes inside them) and the " \
+        "bodies of its Loop nodes" in nested["not_captured"]
     (main,) = [node for node in model["nodes"] if node["name"] == "main_topk"]
     assert main["results"]["ort-cpu"]["verdict"] == "pass"
 
@@ -390,6 +391,61 @@ def test_a_node_inside_a_branch_is_judged_where_the_branch_ran_and_skipped_where
         assert verdicts == {"ort-cpu": "skip", "openvino-cpu": "skip"}
         assert "its branch did not run" in node["results"]["ort-cpu"]["message"]
 
+
+def _topk_inside_nested_branches(path: Path) -> Path:
+    """An If (on `outer`) whose then branch holds another If, on a condition made inside that
+    branch (`inner`, through an Identity); the inner If's else branch runs a TopK whose outputs
+    stay inside it. The other branches are a ReduceMax."""
+    def most(name: str) -> onnx.GraphProto:
+        return helper.make_graph([helper.make_node("ReduceMax", ["x"], [f"{name}_most"], keepdims=0)], name, [],
+                                 [helper.make_tensor_value_info(f"{name}_most", TensorProto.FLOAT, [])])
+
+    topk_branch = helper.make_graph(
+        [helper.make_node("TopK", ["x", "k"], ["values", "indices"], name="deep_topk"),
+         helper.make_node("ReduceSum", ["values"], ["total"], keepdims=0)], "deep", [],
+        [helper.make_tensor_value_info("total", TensorProto.FLOAT, [])])
+    outer_then = helper.make_graph(
+        [helper.make_node("Identity", ["inner"], ["inner_here"]),
+         helper.make_node("If", ["inner_here"], ["picked"], name="inner_if", then_branch=most("shallow"),
+                          else_branch=topk_branch)], "outer_then", [],
+        [helper.make_tensor_value_info("picked", TensorProto.FLOAT, [])])
+    graph = helper.make_graph(
+        [helper.make_node("If", ["outer"], ["out"], then_branch=outer_then, else_branch=most("other"),
+                          name="outer_if")],
+        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6]),
+              helper.make_tensor_value_info("outer", TensorProto.BOOL, []),
+              helper.make_tensor_value_info("inner", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [])],
+        [numpy_helper.from_array(np.array([3], np.int64), "k")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(path))
+    return path
+
+
+@pytest.mark.parametrize(("outer", "inner"), [(True, False), (True, True), (False, False)])
+def test_a_node_in_a_branch_of_a_branch_is_judged_where_both_ran(tmp_path: Path, outer: bool, inner: bool) -> None:
+    path = _topk_inside_nested_branches(tmp_path / "nested.onnx")
+    source = read_model(path)
+    copy = captured_model(source.model, judged_nodes(source.model)).model
+    onnx.checker.check_model(copy, full_check=True)
+    inputs = tmp_path / "inputs.npz"
+    np.savez(inputs, x=np.array([[3, 1, 3, 2, 3, 0]], np.float32), outer=np.array(outer), inner=np.array(inner))
+    done = run_cli("model", path, "--inputs", inputs, "--backend", "ort-cpu", "--backend", "openvino-cpu",
+                   "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    (node,) = model["nodes"]
+    assert node["where"] == "If outer_if then_branch / If inner_if else_branch" and node["not_captured"] == ""
+    results = node["results"]
+    for backend in ("ort-cpu", "openvino-cpu"):
+        assert model["backends"][backend]["capture_changed"] == ""
+    if outer and not inner:
+        assert {backend: result["verdict"] for backend, result in results.items()} == {
+            "ort-cpu": "pass", "openvino-cpu": "pass"}
+    else:
+        assert {result["verdict"] for result in results.values()} == {"skip"}
+        assert "its branch did not run" in results["ort-cpu"]["message"]
 
 _INTERRUPTED_MODEL = """
 import sys

@@ -30,10 +30,10 @@ class JudgedNode:
     outputs: tuple[str, ...]
     attributes: Mapping[str, Any] = field(default_factory=dict)
     not_captured: str = ""  # why its tensors are not captured ("": they are)
-    # In an If branch of the main graph: the If's condition tensor, and whether the branch is
-    # the one a true condition runs.
-    condition: str = ""
-    runs_when: bool = True
+    # In an If branch (of the main graph, or of a branch of one, at any depth): each If around
+    # it, the outermost first, as its condition tensor and whether the node's branch is the one
+    # a true condition runs.
+    conditions: tuple[tuple[str, bool], ...] = ()
     # In a Loop body of the main graph: its tensors come back stacked, one row per iteration,
     # and each iteration is judged on its own.
     per_iteration: bool = False
@@ -54,34 +54,36 @@ class Capture:
 
 def judged_nodes(model: onnx.ModelProto) -> list[JudgedNode]:
     """Every node of a judged operator, in the main graph and in the branches and bodies of its
-    If and Loop nodes, depth first in the order the graphs list them. The main graph's, its If
-    nodes' branches' and its Loop nodes' bodies' are captured; deeper ones (and Scan bodies)
-    are listed, with why not."""
+    If and Loop nodes, depth first in the order the graphs list them. The main graph's, the
+    branches of its If nodes (and of If nodes inside those, at any depth) and its Loop nodes'
+    bodies' are captured; others (an If in a Loop body, a Loop in a branch, a Scan body) are
+    listed, with why not."""
     operators = by_onnx_op_type()
     found: list[JudgedNode] = []
 
-    def visit(graph: onnx.GraphProto, where: str, depth: int, condition: str, runs_when: bool, loop: bool) -> None:
+    def visit(graph: onnx.GraphProto, where: str, around: tuple[str, ...],
+              conditions: tuple[tuple[str, bool], ...]) -> None:
+        captured = all(kind == "If" for kind in around) or around == ("Loop",)
         for number, node in enumerate(graph.node):
             if node.domain in ("", "ai.onnx") and node.op_type in operators:
-                not_captured = ""
-                if depth > 1 or (depth == 1 and not condition and not loop):
-                    not_captured = (f"inside {where}: this version captures the main graph, the branches of its "
-                                    "If nodes and the bodies of its Loop nodes")
                 found.append(JudgedNode(
                     len(found), node.name or f"{node.op_type}_{len(found)}", operators[node.op_type].name,
                     node.op_type, where, tuple(node.input), tuple(node.output),
                     {a.name: helper.get_attribute_value(a) for a in node.attribute
                      if a.type != onnx.AttributeProto.GRAPH},
-                    not_captured, condition if depth == 1 else "", runs_when, depth == 1 and loop,
+                    "" if captured else (f"inside {where}: this version captures the main graph, the branches "
+                                         "of its If nodes (and of the If nodes inside them) and the bodies of "
+                                         "its Loop nodes"),
+                    conditions if captured else (), around == ("Loop",),
                 ))
             for attribute in node.attribute:
                 if attribute.type == onnx.AttributeProto.GRAPH and attribute.name in SUBGRAPH_ATTRIBUTES:
                     label = f"{node.op_type} {node.name or '#' + str(number)} {attribute.name}"
-                    branch = node.op_type == "If" and depth == 0
-                    visit(attribute.g, label, depth + 1, node.input[0] if branch else "",
-                          attribute.name == "then_branch", node.op_type == "Loop" and depth == 0)
+                    inner = (*conditions, (node.input[0], attribute.name == "then_branch")) \
+                        if node.op_type == "If" else conditions
+                    visit(attribute.g, label if not around else f"{where} / {label}", (*around, node.op_type), inner)
 
-    visit(model.graph, "main graph", 0, "", True, False)
+    visit(model.graph, "main graph", (), ())
     return found
 
 
@@ -96,8 +98,8 @@ def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
     """A copy with the model's own outputs first, then each captured node's inputs and outputs
     (those not already outputs, not initializers, not graph inputs) as outputs typed as shape
     inference finds them. A tensor made inside an If branch leaves the branch as an extra
-    output of the If (the other branch gives an empty tensor of its type in that place), and
-    the If's condition is captured too, to tell which branch ran."""
+    output of the If (the other branch gives an empty tensor of its type in that place), and of
+    each If around that one; the Ifs' conditions are captured too, to tell which branch ran."""
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     _name_nodes(copy.graph, nodes)
@@ -112,14 +114,14 @@ def captured_model(model: onnx.ModelProto, nodes: list[JudgedNode]) -> Capture:
     for node in nodes:
         if node.not_captured:
             continue
-        for name in (*node.inputs, *node.outputs, *([node.condition] if node.condition else [])):
+        for name in (*node.inputs, *node.outputs, *(condition for condition, _ in node.conditions)):
             if not name or name in given or name in tensors:
                 continue
             if name in made_in_loops:
                 tensors[name] = _through_loop(copy.graph, made_in_loops[name], name)
                 stacked[name] = _shape(made_in_loops[name][1])
             elif name in made_in_branches:
-                tensors[name] = _through_if(copy.graph, made_in_branches[name], name)
+                tensors[name] = _through_ifs(copy.graph, made_in_branches[name], name)
             else:
                 tensors[name] = name
                 copy.graph.output.append(types.get(name) or helper.make_empty_tensor_value_info(name))
@@ -161,22 +163,32 @@ def _types(graph: onnx.GraphProto) -> dict[str, onnx.ValueInfoProto]:
     return found
 
 
-def _branch_tensors(inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoProto]
-                    ) -> dict[str, tuple[int, str, onnx.ValueInfoProto | None]]:
-    """Tensors made inside a branch of one of the main graph's If nodes: (the If's position,
-    the branch, the tensor's type where inference found one)."""
-    graph = inferred.graph
-    found: dict[str, tuple[int, str, onnx.ValueInfoProto | None]] = {}
-    for position, node in enumerate(graph.node):
-        if node.op_type != "If":
-            continue
-        for attribute in node.attribute:
-            if attribute.name in ("then_branch", "else_branch"):
-                types = _branch_types(attribute.g, inferred, outer)
-                for inner in attribute.g.node:
-                    for name in inner.output:
-                        if name:
-                            found[name] = (position, attribute.name, types.get(name))
+# Where a tensor made inside If branches is made: each If around it, the outermost first, as
+# (its position in the graph that holds it, the branch), and the tensor's type where inference
+# found one.
+BranchPath = tuple[tuple[tuple[int, str], ...], "onnx.ValueInfoProto | None"]
+
+
+def _branch_tensors(inferred: onnx.ModelProto, outer: dict[str, onnx.ValueInfoProto]) -> dict[str, BranchPath]:
+    """Tensors made inside a branch of one of the main graph's If nodes, or inside a branch of
+    an If in such a branch, at any depth."""
+    found: dict[str, BranchPath] = {}
+
+    def visit(graph: onnx.GraphProto, path: tuple[tuple[int, str], ...], known: dict[str, onnx.ValueInfoProto]) -> None:
+        for position, node in enumerate(graph.node):
+            if node.op_type != "If":
+                continue
+            for attribute in node.attribute:
+                if attribute.name in ("then_branch", "else_branch"):
+                    types = _branch_types(attribute.g, inferred, known)
+                    inner = (*path, (position, attribute.name))
+                    for made in attribute.g.node:
+                        for name in made.output:
+                            if name:
+                                found[name] = (inner, types.get(name))
+                    visit(attribute.g, inner, {**known, **types})
+
+    visit(inferred.graph, (), outer)
     return found
 
 
@@ -228,19 +240,32 @@ def _renamed(value: onnx.ValueInfoProto, name: str) -> onnx.ValueInfoProto:
     return renamed
 
 
-def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProto | None], name: str) -> str:
-    """The tensor as an extra output of its If (in the copy): the branch that makes it outputs
-    it, the other an empty tensor of its element type; returns the If's new output's name."""
-    position, branch, value = made
-    if_node = graph.node[position]
+def _through_ifs(graph: onnx.GraphProto, made: BranchPath, name: str) -> str:
+    """The tensor as an output of the copy: it leaves each If around it, the innermost first,
+    as an extra output of that If; returns the name the main graph's If gives it."""
+    path, value = made
+    holders = [graph]  # the graph that holds each If of the path
+    for position, branch in path[:-1]:
+        holders.append(next(attribute.g for attribute in holders[-1].node[position].attribute
+                            if attribute.name == branch))
+    current: tuple[str, onnx.ValueInfoProto | None] = (name, value)
+    for holder, (position, branch) in reversed(list(zip(holders, path, strict=True))):
+        current = _out_of_if(holder.node[position], branch, *current)
+    outer_name, outer_value = current
+    if outer_name not in {output.name for output in graph.output}:
+        graph.output.append(helper.make_empty_tensor_value_info(outer_name) if outer_value is None
+                            else _renamed(outer_value, outer_name))
+    return outer_name
+
+
+def _out_of_if(if_node: onnx.NodeProto, branch: str, name: str, value: onnx.ValueInfoProto | None
+               ) -> tuple[str, onnx.ValueInfoProto | None]:
+    """The tensor, made in `branch` of the If, as an output of the If: the branch outputs it,
+    the other an empty tensor of its element type; returns the If's output's name and type."""
     for attribute in if_node.attribute:
         given = [output.name for output in attribute.g.output] if attribute.name == branch else []
-        if name in given:  # already what the If gives: that output of the If, made an output of the copy
-            outer_name = str(if_node.output[given.index(name)])
-            if outer_name not in {output.name for output in graph.output}:
-                graph.output.append(helper.make_empty_tensor_value_info(outer_name)
-                                    if value is None else _renamed(value, outer_name))
-            return outer_name
+        if name in given:  # already what the If gives: that output of the If
+            return str(if_node.output[given.index(name)]), value
     elem_type = value.type.tensor_type.elem_type if value is not None else onnx.TensorProto.FLOAT
     # Of the tensor's rank where inference knows it (OpenVINO's CPU refuses an If output of
     # unknown rank), each dimension left free; the other branch's stand-in is empty, same rank.
@@ -253,7 +278,9 @@ def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProt
             attribute.g.output.append(helper.make_tensor_value_info(name, elem_type, free))
         elif attribute.name in ("then_branch", "else_branch"):
             empty = f"{name}__not_run"
-            dims = [0] * (rank or 1)
+            # A scalar cannot be empty: its stand-in is a scalar 0 (the If's own condition, or one
+            # around it, says that the branch did not run).
+            dims = [0] * rank if rank is not None else [0]
             # ConstantOfShape, not an empty Constant: OpenVINO reads an empty Constant as a scalar.
             attribute.g.node.extend([
                 helper.make_node("Constant", [], [f"{empty}_shape"], value=helper.make_tensor(
@@ -262,8 +289,7 @@ def _through_if(graph: onnx.GraphProto, made: tuple[int, str, onnx.ValueInfoProt
                                  value=helper.make_tensor(f"{empty}_value", elem_type, [1], [0]))])
             attribute.g.output.append(helper.make_tensor_value_info(empty, elem_type, free))
     if_node.output.append(outer)
-    graph.output.append(helper.make_tensor_value_info(outer, elem_type, free))
-    return outer
+    return outer, helper.make_tensor_value_info(outer, elem_type, free)
 
 
 def _through_loop(graph: onnx.GraphProto, made: tuple[int, onnx.ValueInfoProto | None], name: str) -> str:

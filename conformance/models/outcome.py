@@ -104,11 +104,17 @@ def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndar
             return NodeVerdict("skip", message=f"its Loop ran {count} iterations on {backend}")
         tensors.update({name: per_iteration(tensors[name], capture.stacked[name])[iteration]
                         for name in capture.stacked if name in tensors})
-    if node.condition:
-        condition = tensors.get(node.condition)
-        if condition is not None and bool(np.asarray(condition).reshape(-1)[0]) != node.runs_when:
+    for condition, runs_when in node.conditions:  # the outermost If first
+        value = tensors.get(condition)
+        if value is None:
+            continue
+        flat = np.asarray(value).reshape(-1)
+        if not flat.size:  # the stand-in of a branch around this If that did not run
+            return NodeVerdict("skip", message=f"its branch did not run on {backend} (an If around its If "
+                               "did not run)")
+        if bool(flat[0]) != runs_when:
             return NodeVerdict("skip", message=f"its branch did not run on {backend} (the If's condition was "
-                               f"{not node.runs_when})")
+                               f"{not runs_when})")
     each = "" if iteration is None else f"-{iteration}"
     case_id = f"model-{source.path.stem}-{node.name}{each}-{backend}".lower()
     return judge_node(node, tensors, source.opset, source.path, "".join(c if c.isalnum() or c in "._-" else "-"
