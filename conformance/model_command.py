@@ -25,6 +25,7 @@ from conformance.models.capture import judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
 from conformance.models.outcome import ModelOutcome
+from conformance.models.running import DEFAULT_TIMEOUT
 from conformance.models.session import judge_model
 from conformance.models.source import FILLS, ModelError, filled_inputs, parse_shape, read_inputs, read_model
 from conformance.ops.registry import by_onnx_op_type
@@ -33,7 +34,6 @@ from conformance.results.records import ResultsFile, environment, write_results
 from conformance.running.workers import ModelAnswer
 
 DEFAULT_OUT = Path("reports/model")
-DEFAULT_TIMEOUT = 300.0  # a model's run, compilation included (a detector on a compiler takes minutes)
 
 
 def _shape(text: str) -> tuple[str, int]:

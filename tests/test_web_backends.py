@@ -20,14 +20,17 @@ from pathlib import Path
 
 import pytest
 from harness import CASES, DOCUMENTED, REPO, documented, require_available, run_cli
+from model_patterns import rpn
 
 from conformance.backends.web import environment, protocol, provision
 from conformance.backends.web.browser_host import CHROMIUM_ARGS, BrowserHost
 from conformance.backends.web.environment import VERSION, WebSetup, default_setup
-from conformance.backends.web.hosts import Host
+from conformance.backends.web.hosts import Host, Hung
 from conformance.backends.web.node_host import NodeHost
 from conformance.backends.web.ort_web import OrtWebBackend, OrtWebWasm, OrtWebWebGpu
 from conformance.cases.loader import load_cases
+from conformance.models.running import model_graph
+from conformance.models.source import filled_inputs, read_model
 from conformance.ops.topk.variants import Variant
 from conformance.results.records import Result
 from conformance.running.probed import variants_taken
@@ -255,6 +258,20 @@ def test_a_hang_that_repeats_is_a_crash_and_a_fresh_host_takes_the_next_graph(ki
     assert hung.message.count("no answer in 2 s") == 2, hung.message
     assert after.verdict == "pass" and hanging.started == 3, after.message
 
+
+def test_a_users_model_is_given_its_own_time_limit_not_a_case_graphs(tmp_path: Path) -> None:
+    """A whole model may run far longer than a case's graph: the host waits 0.45 of the model
+    command's limit (a hang and its retry within it), not its own per-request limit."""
+    backend = require_available(OrtWebWasm(SETUP))
+    backend.close()
+    backend.new_host = _Hanging(backend, hanging=2)  # type: ignore[method-assign]
+    source = read_model(rpn(tmp_path / "rpn.onnx"))
+    graph = model_graph(source.model, source.opset, filled_inputs(source, "tiles", 0, {}),
+                        tuple(value.name for value in source.model.graph.output), time_limit=10.0)
+    with pytest.raises(Hung) as hung:
+        backend.run(graph)
+    backend.close()
+    assert str(hung.value).count("no answer in 4.5 s") == 2, hung.value
 
 def _marked(mark: str) -> list[tuple[int, str]]:
     """The processes whose environment holds TOPK_TEST_RUN=`mark`: (pid, command line)."""

@@ -14,6 +14,7 @@ from conformance.backends.base import Graph
 from conformance.running.workers import ModelAnswer, ModelRequest
 
 RunModel = Callable[[ModelRequest], ModelAnswer]
+DEFAULT_TIMEOUT = 300.0  # a model's run, compilation included (a detector on a compiler takes minutes)
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ class BackendRun:
 
 
 def model_graph(model: onnx.ModelProto, opset: int, feeds: Mapping[str, np.ndarray[Any, Any]],
-                outputs: tuple[str, ...]) -> Graph:
-    return Graph(ModelVariant(opset), model, dict(feeds), outputs=outputs)
+                outputs: tuple[str, ...], time_limit: float = DEFAULT_TIMEOUT) -> Graph:
+    return Graph(ModelVariant(opset), model, dict(feeds), outputs=outputs, time_limit=time_limit)
 
 
 def run_on(run: RunModel, captured: Graph, untouched: Graph, stopping: Callable[[], bool]) -> BackendRun:

@@ -34,8 +34,8 @@ def judge_model(source: ModelSource, feeds: Mapping[str, np.ndarray[Any, Any]], 
     what answered is judged, and the outcome says it was `interrupted`."""
     capture = captured_model(source.model, nodes)
     model_outputs = tuple(value.name for value in source.model.graph.output)
-    captured = model_graph(capture.model, source.opset, feeds, capture.outputs)
-    untouched = model_graph(source.model, source.opset, feeds, model_outputs)
+    captured = model_graph(capture.model, source.opset, feeds, capture.outputs, timeout)
+    untouched = model_graph(source.model, source.opset, feeds, model_outputs, timeout)
     executors = Executors(isolate=isolate, timeout=timeout)
     runs: dict[str, BackendRun] = {}
     info: dict[str, Any] = {}

@@ -36,6 +36,11 @@ class Graph:
     # The names of the graph's outputs as the operator names them, in the graph's own
     # output order (TopK: values, indices): a backend returns its outputs by these names.
     outputs: tuple[str, ...] = ("values", "indices")
+    # Seconds one run of this graph is given where that is not the run's per-graph limit (a
+    # user's model: the model command's --timeout); 0 for a case's graphs. A backend whose
+    # host keeps its own per-request limit under the worker's (a web host's, the Wine
+    # bridge's) stretches that limit to fit this one.
+    time_limit: float = 0.0
 
 
 def checked_onnx_graph(variant: Variant, make: Callable[[bool], Any], feeds: dict[str, np.ndarray[Any, Any]],

@@ -180,7 +180,7 @@ class BrowserHost:
     def alive(self) -> bool:
         return self._page is not None and self._chromium is not None and self._chromium.poll() is None
 
-    def call(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    def call(self, request: dict[str, Any], seconds: float | None = None) -> tuple[dict[str, Any], list[str]]:
         """The reply to one request and the console lines the page printed while answering."""
         from playwright.sync_api import Error
 
@@ -189,7 +189,8 @@ class BrowserHost:
         # Playwright's evaluate waits without limit: a watchdog kills Chromium at the time limit,
         # which ends the wait.
         self._killed = False
-        watchdog = threading.Timer(self.timeout, self._kill)
+        limit = seconds or self.timeout
+        watchdog = threading.Timer(limit, self._kill)
         watchdog.start()
         try:
             answer = self._page.evaluate("request => window.topk.run(request)", request)
@@ -197,7 +198,7 @@ class BrowserHost:
             killed, said = self._killed, self._said()
             self.close()
             if killed:
-                raise Hung(f"the page gave no answer in {self.timeout:g} s; Chromium was killed") from None
+                raise Hung(f"the page gave no answer in {limit:g} s; Chromium was killed") from None
             raise BackendCrash(f"the browser failed the request: {_first_line(exc)}{said}") from None
         finally:
             watchdog.cancel()

@@ -17,7 +17,8 @@ class Host(Protocol):
 
     def start(self) -> None: ...
 
-    def call(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """The reply to one request (protocol.request), and the log lines written meanwhile."""
+    def call(self, request: dict[str, Any], seconds: float | None = None) -> tuple[dict[str, Any], list[str]]:
+        """The reply to one request (protocol.request), and the log lines written meanwhile;
+        Hung after `seconds` (None: the host's own limit)."""
 
     def close(self) -> None: ...

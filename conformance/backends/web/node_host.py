@@ -53,7 +53,7 @@ class NodeHost:
         finally:
             os.close(request_read)
             os.close(reply_write)
-        hello = self._read_line(time.monotonic() + START_SECONDS)
+        hello = self._read_line(time.monotonic() + START_SECONDS, START_SECONDS)
         versions = hello.get("versions") if hello.get("ready") else None
         if not isinstance(versions, dict):
             self.close()
@@ -64,14 +64,15 @@ class NodeHost:
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
 
-    def call(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    def call(self, request: dict[str, Any], seconds: float | None = None) -> tuple[dict[str, Any], list[str]]:
         """The reply to one request and the log lines Node wrote while answering it."""
         if not self.alive or self._log is None:
             raise BackendCrash("the Node host is not running")
         self._log.truncate(0)
-        deadline = time.monotonic() + self.timeout
+        limit = seconds or self.timeout
+        deadline = time.monotonic() + limit
         self._write((json.dumps(request) + "\n").encode(), deadline)
-        answer = self._read_line(deadline)
+        answer = self._read_line(deadline, limit)
         self._log.seek(0)
         lines = self._log.read().decode("utf-8", "replace").splitlines()
         return answer, lines
@@ -87,11 +88,11 @@ class NodeHost:
             except (BrokenPipeError, ConnectionResetError):
                 self._crash("died")
 
-    def _read_line(self, deadline: float) -> dict[str, Any]:
+    def _read_line(self, deadline: float, limit: float) -> dict[str, Any]:
         while b"\n" not in self._pending:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._replies], [], [], left)[0]:
-                self._crash(f"gave no answer in {self.timeout:g} s and was killed", hung=True)
+                self._crash(f"gave no answer in {limit:g} s and was killed", hung=True)
             chunk = os.read(self._replies, 1 << 20)
             if not chunk:
                 self._crash("died")

@@ -112,7 +112,8 @@ class OrtWebBackend(Backend):
             model.CopyFrom(graph.model)
             model.graph.name = "graph"
         request = protocol.request(model, graph.feeds)
-        answer, lines, retried = self._asked(request)
+        # A user's model may take longer than a case's graph: a hang and its retry within its limit.
+        answer, lines, retried = self._asked(request, graph.time_limit * 0.45 or None)
         logged = protocol.placement_lines(lines)  # only where this request opened the session
         placed = logged or self._placed.get(request["key"], [])
         if placed:
@@ -146,16 +147,16 @@ class OrtWebBackend(Backend):
                 found[f"op:{op_type}"] = ", ".join(sorted(where)) or "a provider ONNX Runtime Web's log does not name"
         return found
 
-    def _asked(self, request: dict[str, Any]) -> tuple[dict[str, Any], list[str], str]:
+    def _asked(self, request: dict[str, Any], seconds: float | None) -> tuple[dict[str, Any], list[str], str]:
         """The host's reply, the log lines and a note: a request whose host hung is asked once
         more of a fresh host (the note says so). Seen here: now and then a graph gets no
         answer from Chromium under load, a different graph each run and none twice; a hang
         that repeats is the runtime's, a crash."""
         try:
-            return (*self.host().call(request), "")
+            return (*self.host().call(request, seconds), "")
         except Hung as first:
             try:
-                answer, lines = self.host().call(request)
+                answer, lines = self.host().call(request, seconds)
             except Hung as second:
                 raise Hung(f"{second}, as it did on the host before ({first})") from None
             return answer, lines, f"answered by a fresh host; the one before hung ({first})"

@@ -72,10 +72,10 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
             model.CopyFrom(graph.model)
             model.graph.name = "topk"
         return self._run_bridged(bridge, model, graph.feeds, graph.outputs, wrapping="",
-                                 whole_model=graph.variant.op == "model")
+                                 whole_model=graph.variant.op == "model", seconds=graph.time_limit * 0.9)
 
     def _run_bridged(self, bridge: Bridge, model: onnx.ModelProto, feeds: dict[str, Any], names: tuple[str, ...],
-                     wrapping: str, whole_model: bool = False) -> Execution:
+                     wrapping: str, whole_model: bool = False, seconds: float = 0.0) -> Execution:
         """One graph on the bridge's ONNX Runtime. A user's whole model (`whole_model`) runs
         with the CPU fallback allowed, as ONNX Runtime runs any model; its selection nodes
         that ONNX Runtime placed elsewhere are named (Execution.elsewhere), not proven away."""
@@ -92,7 +92,7 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
             payload.string(output.name).u32(int(None not in shape))
             payload.spec(tensor_type.elem_type, tuple(d or 0 for d in shape))
         try:
-            reply = bridge.call(OP_ORT_RUN, payload.bytes())
+            reply = bridge.call(OP_ORT_RUN, payload.bytes(), seconds or None)
         except BridgeRefused as exc:
             raise RuntimeError(f"onnxruntime (DirectML, Wine): {exc.text}") from None
         count = reply.u32()
