@@ -497,3 +497,33 @@ def test_boxes_without_area_keep_the_pairs_pruned_and_their_own_pairs_whole() ->
                   if geometry.flat[i] and geometry.flat[j]}
     assert len(flat_pairs) == 300 * 299 // 2
     assert all(pairs.uncertain[geometry.flat[pairs.i] & geometry.flat[pairs.j]])
+
+
+@pytest.mark.parametrize("spanning", [False, True])
+@pytest.mark.parametrize("threshold", [0.0, 0.3, 0.7, -0.1])
+def test_the_common_answer_over_thousands_of_boxes_is_greedy_nms_by_the_book(threshold: float,
+                                                                              spanning: bool) -> None:
+    """The common answer strikes out only boxes whose x extent meets a kept one's (a detector's
+    NonMaxSuppression has thousands of boxes): the same boxes as greedy NMS computed the plain
+    way, every IoU of every pair in float32, on boxes of many widths, some without area, a few
+    with NaN corners, many equal scores, and (`spanning`) one box spanning the whole image."""
+    rng = np.random.default_rng(7)
+    n = 2_000
+    corners = rng.uniform(0, 400, (n, 2)).astype(np.float32)
+    boxes = np.concatenate([corners, corners + rng.uniform(0, 40, (n, 2)).astype(np.float32)], axis=1)
+    flat = rng.choice(n, 40, replace=False)
+    boxes[flat, 3] = boxes[flat, 1]
+    if spanning:
+        boxes[5] = [0, -1e30, 400, 1e30]
+    boxes[rng.choice(n, 10, replace=False), 1] = np.nan
+    scores = rng.integers(0, 50, n).astype(np.float32)
+    reading = select.Reading(1_500, threshold, None, False)
+    with np.errstate(invalid="ignore"):  # two boxes without area: IoU 0/0, NaN, suppressing nothing
+        suppresses = _float32_iou(boxes, center=False) > np.float32(threshold)
+    kept: list[int] = []
+    for box in sorted(range(n), key=lambda i: (-scores[i], i)):
+        if len(kept) < reading.cap and not suppresses[box, kept].any():
+            kept.append(box)
+    answer = select.greedy(select.Geometry.of(boxes, center=False), select.keys(scores, True),
+                           np.ones(n, dtype=bool), reading)
+    assert answer.tolist() == kept

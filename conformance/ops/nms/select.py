@@ -350,21 +350,44 @@ def greedy(geometry: Geometry, key: np.ndarray[Any, Any], passing: np.ndarray[An
     by ascending index, each kept unless its IoU with a kept box is above the threshold
     (compared exactly: in float32, NaN suppressing nothing), at most the cap. For messages and
     case files: the judge never needs it. Each box kept strikes out at once every later
-    candidate it overlaps, so the work is one vector of IoUs per box kept."""
+    candidate it overlaps. With a threshold of 0 or more only a box whose x extent meets the
+    kept one's can be struck (elsewhere the IoU is 0, or NaN), so the IoU is computed only for
+    the candidates whose left edge lies within the widest box's width of it (one search in
+    the candidates sorted by left edge): a detector's thousands of boxes cost thousands of
+    small windows, not thousands of passes over every box."""
     candidates = np.flatnonzero(passing)
-    candidates = candidates[np.lexsort((candidates, -key[candidates]))]
+    ranked = candidates[np.lexsort((candidates, -key[candidates]))]  # position -> box
+    corners = geometry.single
+    y1, x1, y2, x2, area = (corners.y1[ranked], corners.x1[ranked], corners.y2[ranked], corners.x2[ranked],
+                            corners.area[ranked])
+    threshold = np.float32(reading.iou_threshold)
+    by_left = np.argsort(x1, kind="stable")  # positions by left edge (NaN last)
+    lefts = x1[by_left].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        widths = x2.astype(np.float64) - x1.astype(np.float64)
+    widths = widths[~np.isnan(widths)]
+    # Widened a little: the bound only has to hold every box that can meet the kept one.
+    widest = float(widths.max()) * 1.001 + 1e-30 if widths.size else np.inf
+    alive = np.ones(ranked.size, dtype=bool)
     kept: list[int] = []
     cap = max(reading.cap, 0)
-    threshold = np.float32(reading.iou_threshold)
-    alive = np.ones(candidates.size, dtype=bool)
     position = 0
-    while len(kept) < cap and position < candidates.size:
-        box = int(candidates[position])
-        kept.append(box)
-        living = position + 1 + np.flatnonzero(alive[position + 1:])
-        later = candidates[living]
-        with np.errstate(invalid="ignore"):
-            alive[living] = ~(geometry.single.pairwise(np.full(later.size, box), later) > threshold)
-        following = np.flatnonzero(alive[position + 1:])
-        position = position + 1 + int(following[0]) if following.size else candidates.size
+    while len(kept) < cap and position < ranked.size:
+        kept.append(int(ranked[position]))
+        top, left, bottom, right, own = y1[position], x1[position], y2[position], x2[position], area[position]
+        if threshold >= 0:
+            window = by_left[np.searchsorted(lefts, float(left) - widest, "left"):
+                             np.searchsorted(lefts, float(right), "left")]
+            window = window[(window > position) & alive[window]]
+            near = window[(x1[window] < right) & (x2[window] > left)]
+        else:  # a negative threshold strikes boxes that do not meet too
+            near = position + 1 + np.flatnonzero(alive[position + 1:])
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            h = np.minimum(bottom, y2[near]) - np.maximum(top, y1[near])
+            w = np.minimum(right, x2[near]) - np.maximum(left, x1[near])
+            inter = np.maximum(h, 0) * np.maximum(w, 0)
+            alive[near[inter / (own + area[near] - inter) > threshold]] = False
+        position += 1
+        while position < ranked.size and not alive[position]:
+            position += 1
     return np.array(kept, dtype=np.int64)
