@@ -96,7 +96,8 @@ def main(args: argparse.Namespace, console: Console) -> int:
     console.print(f"asking {len(candidates)} backends whether they can run here", markup=False)
 
     def said(name: str, answer: ModelAnswer, seconds: float) -> None:
-        told = "ran" if answer.outputs is not None else f"{answer.verdict}: {printable(answer.message)[:200]}"
+        told = ("ran" if answer.outputs is not None
+                else f"{answer.verdict}{' ' if answer.stage else ': '}{printable(answer.described)[:200]}")
         console.print(f"  {name}: {told} ({seconds:.1f} s)", markup=False)
 
     try:

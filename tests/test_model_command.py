@@ -135,14 +135,35 @@ def test_an_argmax_model_parts_where_a_backend_gives_the_wrong_index_type(tmp_pa
 
 
 def test_a_backend_that_cannot_run_the_model_is_its_error_and_the_others_run(tmp_path: Path) -> None:
-    """tract has no NonMaxSuppression: its run of the RPN is an error naming why; ONNX Runtime's is judged."""
+    """tract has no NonMaxSuppression: its run of the RPN is an error naming why and the stage it
+    stopped at (loading the model, before any run); ONNX Runtime's is judged."""
     done, document = _judged(tmp_path, "rpn", "ort-cpu", "tract")
     assert done.returncode == 0, done.stderr
     (model,) = document["models"]
     assert model["backends"]["tract"]["verdict"] == "error" and model["backends"]["tract"]["message"]
+    assert model["backends"]["tract"]["stage"] == model["backends"]["tract"]["captured"]["stage"] == "compiling"
+    assert "tract: error while loading or compiling the model: " in done.stdout
     assert _node(document, "rpn_topk")["results"]["ort-cpu"]["verdict"] == "pass"
     assert _classes(_node(document, "rpn_topk"), "ort-cpu", "tract") == "error"
 
+
+def test_a_model_that_loads_but_fails_in_its_run_is_an_error_while_running(tmp_path: Path) -> None:
+    """K fed as an input, larger than the row: ONNX Runtime opens the session and refuses in Run."""
+    graph = helper.make_graph([helper.make_node("TopK", ["x", "k"], ["values", "indices"], name="topk")], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6]),
+                               helper.make_tensor_value_info("k", TensorProto.INT64, [1])],
+                              [helper.make_tensor_value_info("values", TensorProto.FLOAT, [1, None]),
+                               helper.make_tensor_value_info("indices", TensorProto.INT64, [1, None])])
+    path = tmp_path / "k.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8), str(path))
+    inputs = tmp_path / "inputs.npz"
+    np.savez(inputs, x=np.arange(6, dtype=np.float32).reshape(1, 6), k=np.array([10], np.int64))
+    done = run_cli("model", path, "--inputs", inputs, "--backend", "ort-cpu", "--out", tmp_path / "o")
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads((tmp_path / "o" / "results.json").read_text())["models"]
+    backend = model["backends"]["ort-cpu"]
+    assert backend["verdict"] == "error" and backend["stage"] == "running", backend
+    assert model["nodes"][0]["results"]["ort-cpu"]["message"].startswith("while running the model: ")
 
 def test_a_backend_that_dies_on_the_model_is_a_crash_and_the_others_run(tmp_path: Path) -> None:
     path = rpn(tmp_path / "rpn.onnx")

@@ -114,6 +114,9 @@ class Stopwatch:
     run_seconds: float = 0.0
     compilations: int = 0
     reported: bool = False
+    # Where an exception left the run: "compiling" or "running" (compiling() and executing()
+    # say so themselves; a backend that times itself elsewhere says it with failed_while()).
+    failed: str = ""
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,9 @@ class Backend(ABC):
         started = time.perf_counter()
         try:
             yield
+        except BaseException:
+            watch.failed = watch.failed or "compiling"
+            raise
         finally:
             watch.compile_seconds += time.perf_counter() - started
 
@@ -242,6 +248,9 @@ class Backend(ABC):
         started = time.perf_counter()
         try:
             yield
+        except BaseException:
+            watch.failed = watch.failed or "running"
+            raise
         finally:
             watch.run_seconds += time.perf_counter() - started
 
@@ -253,6 +262,12 @@ class Backend(ABC):
         watch.compile_seconds += compile_seconds
         watch.run_seconds += run_seconds
         watch.compilations += compilations
+
+    def failed_while(self, stage: str) -> None:
+        """The current run is failing while "compiling" or "running", in a process the backend
+        drives (optional; compiling() and executing() say it themselves)."""
+        watch = self.__dict__.get("_stopwatch") or self.start_stopwatch()
+        watch.failed = watch.failed or stage
 
     def cannot_run(self, case: Case, variant: Variant) -> str | None:
         """Why this device cannot take a case that the dialect expresses (a skip, for

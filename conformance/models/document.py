@@ -73,8 +73,9 @@ def model_entry(outcome: ModelOutcome, cases: dict[tuple[str, str], Path], out: 
         **({"interrupted": outcome.interrupted} if outcome.interrupted else {}),
         "inputs": outcome.inputs,
         "backends": {name: {"verdict": run.untouched.verdict if run.untouched.outputs is None else "pass",
-                            "message": run.untouched.message,
-                            "captured": {"verdict": run.captured.verdict, "message": run.captured.message},
+                            "message": run.untouched.message, "stage": run.untouched.stage,
+                            "captured": {"verdict": run.captured.verdict, "message": run.captured.message,
+                                         "stage": run.captured.stage},
                             "capture_changed": outcome.captured_changed.get(name, "")}
                      for name, run in outcome.runs.items()},
         "nodes": [{

@@ -89,7 +89,7 @@ def _node_verdict(node: JudgedNode, run: BackendRun, fixed: Mapping[str, np.ndar
         return NodeVerdict("skip", message=node.not_captured)
     answer = run.captured
     if answer.outputs is None:
-        return NodeVerdict(answer.verdict, message=answer.message)
+        return NodeVerdict(answer.verdict, message=answer.described)
     ran = (answer.elsewhere.get(node.name) or answer.elsewhere.get(f"op:{node.op_type}")
            or answer.elsewhere.get("*"))
     if ran:
@@ -187,7 +187,7 @@ def _capture_changed(run: BackendRun, model_outputs: tuple[str, ...]) -> str:
     (capturing made the backend run something else: a fused node, an inlined branch)."""
     if run.captured.outputs is None and run.untouched.outputs is not None:
         return (f"the copy could not run where the untouched model ran ({run.captured.verdict}: "
-                f"{run.captured.message[:300]}): its nodes are not judged there")
+                f"{run.captured.described[:300]}): its nodes are not judged there")
     if run.captured.outputs is None or run.untouched.outputs is None:
         return ""
     differing = [name for name in model_outputs

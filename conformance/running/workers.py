@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
-from conformance.backends.base import Availability, Backend, Graph, WorkerLaunch
+from conformance.backends.base import Availability, Backend, Graph, Stopwatch, WorkerLaunch
 from conformance.backends.record import bound_record
 from conformance.core import machine, scratch
 from conformance.core.offline import forbid_network_and_installs
@@ -80,17 +80,42 @@ class ModelAnswer:
     placement: str = ""
     elsewhere: dict[str, str] = dataclasses.field(default_factory=dict)  # Execution.elsewhere
     timed_out: bool = False  # a crash because the worker gave no answer in time (it was killed)
+    stage: str = ""  # of an error: where the backend was (STAGES); "" where it does not say
+
+    @property
+    def described(self) -> str:
+        """The message, after the stage where the backend said it: "while running the model: ..."."""
+        return f"while {STAGES[self.stage]}: {self.message}" if self.stage in STAGES else self.message
+
+
+# What an error's stage says, in words.
+STAGES = {"reading": "reading the model", "compiling": "loading or compiling the model",
+          "preparing": "preparing its run", "running": "running the model", "returning": "returning its outputs"}
 
 
 def run_model_here(backend: Backend, request: ModelRequest) -> ModelAnswer:
-    """The model run by the backend in this process: an exception is the answer's `error`."""
+    """The model run by the backend in this process: an exception is the answer's `error`, with
+    the stage it was raised in."""
+    watch = backend.start_stopwatch()
     try:
         execution = backend.run(request.graph)
         outputs = execution.outputs_named(request.graph.outputs)
         return ModelAnswer({name: outputs[name] for name in outputs}, placement=execution.placement,
                            elsewhere=dict(execution.elsewhere))
     except Exception as exc:
-        return ModelAnswer(None, "error", _where(exc))
+        return ModelAnswer(None, "error", _where(exc), stage=failed_stage(watch))
+
+
+def failed_stage(watch: Stopwatch) -> str:
+    """Where a run that raised was: as the backend said (compiling, running), or, for one that
+    times itself, from what it had timed before it raised; "" for one that does not say."""
+    if watch.failed:
+        return watch.failed
+    if not watch.reported:
+        return ""
+    if watch.run_seconds:
+        return "returning"
+    return "preparing" if watch.compilations or watch.compile_seconds else "reading"
 
 
 def isa_of(probe: Probe | None) -> str:

@@ -125,6 +125,8 @@ class OrtWebBackend(Backend):
                 placement = self.provider
             else:
                 placement = self.check_placement(placed, operator_type(model), "error" in answer)
+            if answer.get("stage") in ("compiling", "running"):
+                self.failed_while(str(answer["stage"]))
             reply = protocol.reply(answer)
         except (PlacementError, protocol.WebRefused) as exc:
             if retried:

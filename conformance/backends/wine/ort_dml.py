@@ -94,6 +94,9 @@ class OrtDmlWine(BridgedBackend, OrtBackend):
         try:
             reply = bridge.call(OP_ORT_RUN, payload.bytes(), seconds or None)
         except BridgeRefused as exc:
+            # The bridge names the ONNX Runtime call that refused first (bridge/ort.c).
+            if exc.text.startswith(("CreateSession", "Run:")):
+                self.failed_while("running" if exc.text.startswith("Run:") else "compiling")
             raise RuntimeError(f"onnxruntime (DirectML, Wine): {exc.text}") from None
         count = reply.u32()
         outputs = [reply.tensor() for _ in range(count)]

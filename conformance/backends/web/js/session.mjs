@@ -77,7 +77,9 @@ export class Runner {
         this.sessions.delete(request.key);
         await session.release();
       }
-      return { error: String(error && error.message ? error.message : error), compile_ms: compiled - started };
+      // The stage: no session means creating it (loading, optimizing, placing the graph) failed.
+      const stage = session === undefined ? 'compiling' : 'running';
+      return { error: String(error && error.message ? error.message : error), stage, compile_ms: compiled - started };
     }
   }
 }
