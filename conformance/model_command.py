@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +20,12 @@ from conformance.core.atomic_files import WriteError
 from conformance.core.interrupts import Interrupted, interruptible
 from conformance.core.options import positive_seconds
 from conformance.core.text import printable
+from conformance.findings.records import Finding
 from conformance.models.alone import Alone, rerun_alone
 from conformance.models.capture import judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
+from conformance.models.known import finding_records, known_fails
 from conformance.models.outcome import ModelOutcome
 from conformance.models.running import DEFAULT_TIMEOUT
 from conformance.models.session import judge_model
@@ -117,15 +119,17 @@ def main(args: argparse.Namespace, console: Console) -> int:
                 alone = rerun_alone(outcome, cases, candidates, args.timeout)
         except Interrupted as stop:  # what was judged is written; the reruns are left out
             outcome.interrupted, outcome.signum = f"stopped by {stop.name} while rerunning the fails alone", stop.signum
+    known = known_fails(outcome, finding_records())
     try:
         data = ResultsFile(environment(), outcome.runs_info, [], [],
-                           models=[model_entry(outcome, cases, args.out, alone)])
+                           models=[model_entry(outcome, cases, args.out, alone, known)])
         write_results(args.out / "results.json", data)
         write_report(args.out / "report.html", data)
     except WriteError as exc:
         return _refused(str(exc))
     _print(outcome, console)
     _print_alone(outcome, alone, console)
+    _print_known(outcome, known, console)
     console.print(f"wrote {args.out / 'results.json'}, {args.out / 'report.html'} and {len(cases)} case files",
                   markup=False)
     if outcome.interrupted:
@@ -194,6 +198,32 @@ def _print_alone(outcome: ModelOutcome, alone: dict[tuple[str, str], Alone], con
             more = f" and {len(found) - 3} more" if len(found) > 3 else ""
             console.print(f"on {backend}, {said}: {shown}{more} ({printable(found[0][1].message)[:200]})",
                           markup=False)
+
+
+def _print_known(outcome: ModelOutcome, known: Mapping[tuple[str, str], Sequence[Finding]],
+                 console: Console) -> None:
+    """Per backend and finding record, the fails that are like it, a few named."""
+    names = {node.key: node.label for node in outcome.nodes}
+    by_record: dict[tuple[str, str], list[str]] = {}
+    records: dict[str, Finding] = {}
+    for (key, backend), findings in known.items():
+        for finding in findings:
+            by_record.setdefault((backend, finding.id), []).append(key)
+            records[finding.id] = finding
+    for (backend, finding_id), keys in by_record.items():
+        finding = records[finding_id]
+        shown = ", ".join(f"node {key}, {names[key]}" for key in keys[:3])
+        more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+        console.print(f"on {backend}, like finding {finding_id} ({finding.title}; upstream {finding.upstream.summary}; "
+                      f"repro {_shown(finding.script)}): {shown}{more}", markup=False)
+
+
+def _shown(path: Path) -> str:
+    """A path as the user reads it: from the working folder where it lies under it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
 
 
 def _groups(groups: list[list[str]]) -> str:

@@ -25,6 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from conformance.backends.registry import by_name
 from conformance.models.capture import captured_model, judged_nodes
+from conformance.models.known import finding_records, like
 from conformance.models.session import judge_model
 from conformance.models.source import read_model
 from conformance.results.records import merge, read_results
@@ -74,6 +75,25 @@ def test_an_rpn_parts_at_its_topk_on_ties_and_its_nms_inside_an_if_is_judged(tmp
     assert model["parting"]["node"] == "rpn_topk"
     assert model["sha256"] == hashlib.sha256((tmp_path / "rpn.onnx").read_bytes()).hexdigest()
     assert "where the backends part: node 0, rpn_topk (TopK, main graph)" in done.stdout
+    # A known bug: the finding record of OpenVINO's TopK ties, with its upstream issue and repro.
+    assert topk["results"]["openvino-cpu"]["like"] == ["OV1"] and "like" not in topk["results"]["ort-cpu"]
+    assert "on openvino-cpu, like finding OV1 (The ONNX frontend builds every ONNX TopK with stable=false" in (
+        done.stdout)
+
+
+def test_a_fail_is_like_the_records_of_its_operator_backend_and_rules_where_their_condition_holds() -> None:
+    records = finding_records()
+
+    def ids(op: str, backend: str, rules: list[str], tier: str) -> list[str]:
+        return [finding.id for finding in like(op, backend, rules, tier, records)]
+
+    assert ids("topk", "openvino-cpu", ["selection", "tie-order"], "avx2") == ["OV1"]
+    assert ids("topk", "ort-cpu", ["selection", "tie-order"], "avx2") == []  # another backend's
+    assert ids("argmax", "openvino-cpu", ["selection", "tie-order"], "avx2") == []  # another operator's
+    assert ids("topk", "openvino-cpu", [], "avx2") == []
+    # OV12 shows below AVX512_BF16 only: a machine with it does not have that bug.
+    assert "OV12" in ids("topk", "openvino-cpu", ["selection"], "avx2")
+    assert "OV12" not in ids("topk", "openvino-cpu", ["selection"], "avx512_core_bf16")
 
 
 def test_a_written_case_reruns_alone_with_the_same_verdict(tmp_path: Path) -> None:

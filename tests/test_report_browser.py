@@ -344,6 +344,7 @@ def model_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     from conformance.models.capture import judged_nodes
     from conformance.models.document import model_entry, write_cases
+    from conformance.models.known import finding_records, known_fails
     from conformance.models.session import judge_model
     from conformance.models.source import filled_inputs, read_model
 
@@ -352,7 +353,7 @@ def model_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     feeds = filled_inputs(source, "tiles", 0, {})
     outcome = judge_model(source, feeds, judged_nodes(source.model), by_name(["ort-cpu", "openvino-cpu", "tract"]),
                           {}, 120.0, named=True)
-    entry = model_entry(outcome, write_cases(outcome, folder), folder, {})
+    entry = model_entry(outcome, write_cases(outcome, folder), folder, {}, known_fails(outcome, finding_records()))
     write_report(folder / "report.html", ResultsFile(environment(), outcome.runs_info, [], [], models=[entry]))
     return folder / "report.html"
 
@@ -372,6 +373,8 @@ def test_a_models_section_shows_its_nodes_by_backend_and_where_they_part(browser
                 cells: rows.map(tr => [...tr.querySelectorAll('td')].map(td => td.textContent.trim())),
                 parting: rows.map(tr => tr.classList.contains('parting-row')),
                 said: document.querySelector('section.model p.parting').textContent,
+                like: [...table.querySelectorAll('td a')].map(a => [a.textContent, a.getAttribute('href')]),
+                finding: document.getElementById('finding-OV1') !== null,
                 wide: document.documentElement.scrollWidth - window.innerWidth,
                 barBottom: bar.bottom, top: heading.top,
             };
@@ -381,6 +384,8 @@ def test_a_models_section_shows_its_nodes_by_backend_and_where_they_part(browser
     assert seen["heads"] == ["#", "node", "ort-cpu", "openvino-cpu", "tract", "between backends"]
     topk, nms = seen["cells"]
     assert topk[1].startswith("rpn_topk") and topk[2] == "pass" and topk[3].startswith("fail [")
+    # OpenVINO's fail is like a known finding, linked to its row in the Findings section.
+    assert topk[3].endswith("; like finding OV1") and seen["like"] == [["OV1", "#finding-OV1"]] and seen["finding"]
     assert nms[1].startswith("rpn_nms") and "If #12 else_branch" in nms[1] and topk[4] == "error"
     assert "fail 1" in topk[5] and "flipped 1" in nms[5]
     assert seen["parting"] == [True, False]

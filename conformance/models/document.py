@@ -4,7 +4,7 @@ its nodes that fail or flip (contract section 9), which `run --cases` reruns alo
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ import numpy as np
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.core.dtypes import to_jsonable
+from conformance.findings.records import Finding
 from conformance.models.alone import Alone
 from conformance.models.outcome import ModelOutcome, NodeOutcome
 
@@ -64,7 +65,10 @@ def _case_lines(fields: dict[str, Any]) -> list[str]:
 
 
 def model_entry(outcome: ModelOutcome, cases: dict[tuple[str, str], Path], out: Path,
-                alone: Mapping[tuple[str, str], Alone]) -> dict[str, Any]:
+                alone: Mapping[tuple[str, str], Alone],
+                known: Mapping[tuple[str, str], Sequence[Finding]] | None = None) -> dict[str, Any]:
+    """results.json's `models` entry; `known`: the finding records each fail is like."""
+    known = known or {}
     parting = outcome.parting
     return {
         "file": str(outcome.source.path),
@@ -87,7 +91,9 @@ def model_entry(outcome: ModelOutcome, cases: dict[tuple[str, str], Path], out: 
                                   "case_file": str(cases[(node.key, backend)].relative_to(out))
                                   if (node.key, backend) in cases else "",
                                   **({"alone": alone[(node.key, backend)].entry()}
-                                     if (node.key, backend) in alone else {})}
+                                     if (node.key, backend) in alone else {}),
+                                  **({"like": [finding.id for finding in known[(node.key, backend)]]}
+                                     if (node.key, backend) in known else {})}
                         for backend, verdict in node.verdicts.items()},
             "pairs": [{"backends": [a, b], "class": kind, "message": message} for a, b, kind, message in node.pairs],
         } for node in outcome.nodes],

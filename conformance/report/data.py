@@ -290,7 +290,9 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             "op": sorted({r.op for r in results}),
         },
         "cases_found": sum(1 for c in cases if c in infos),
-        "findings": report_findings.section(records, history, backends),
+        # The finding records of the backends of its results and of its models.
+        "findings": report_findings.section(records, history, [*backends, *(
+            name for model in data.models for name in model.get("backends", {}))]),
         "infos": infos, "machines_of": machines_of, "case_tags": case_tags,  # for the page's data (payload.py)
     }
 

@@ -69,14 +69,15 @@ def _label(node: dict[str, Any], field: str = "name") -> str:
     return str(node[field]) + (f" (iteration {node['iteration']})" if node.get("iteration") is not None else "")
 
 
-def _cell(result: dict[str, Any] | None) -> dict[str, str]:
+def _cell(result: dict[str, Any] | None) -> dict[str, Any]:
     if result is None:
-        return {"verdict": "", "text": "", "title": ""}
+        return {"verdict": "", "text": "", "title": "", "like": []}
     rules = f" [{', '.join(result['rules'])}]" if result.get("rules") else ""
     alone = result.get("alone")
     if alone:  # a fail rerun in the node's own graph
         rules += "; fails alone: a finding candidate" if alone["candidate"] else "; not alone"
-    return {"verdict": result["verdict"], "text": result["verdict"] + rules, "title": result.get("message", "")[:600]}
+    return {"verdict": result["verdict"], "text": result["verdict"] + rules, "title": result.get("message", "")[:600],
+            "like": list(result.get("like", []))}  # the finding records it is like: linked to the Findings section
 
 
 def _notes(node: dict[str, Any]) -> list[str]:
