@@ -25,12 +25,13 @@ from conformance.models.alone import Alone, rerun_alone
 from conformance.models.capture import judged_nodes
 from conformance.models.document import model_entry, write_cases
 from conformance.models.judging import CLASSES
-from conformance.models.known import finding_records, known_fails
+from conformance.models.known import known_fails
 from conformance.models.outcome import ModelOutcome
 from conformance.models.running import DEFAULT_TIMEOUT
 from conformance.models.session import judge_model
 from conformance.models.source import FILLS, ModelError, filled_inputs, parse_shape, read_inputs, read_model
 from conformance.ops.registry import by_onnx_op_type
+from conformance.report import findings as report_findings
 from conformance.report.render import write_report
 from conformance.results.records import ResultsFile, environment, write_results
 from conformance.running.workers import ModelAnswer
@@ -119,12 +120,13 @@ def main(args: argparse.Namespace, console: Console) -> int:
                 alone = rerun_alone(outcome, cases, candidates, args.timeout)
         except Interrupted as stop:  # what was judged is written; the reruns are left out
             outcome.interrupted, outcome.signum = f"stopped by {stop.name} while rerunning the fails alone", stop.signum
-    known = known_fails(outcome, finding_records())
+    records = report_findings.load()  # read once: for what each fail is like, and for the report
+    known = known_fails(outcome, records[0])
     try:
         data = ResultsFile(environment(), outcome.runs_info, [], [],
                            models=[model_entry(outcome, cases, args.out, alone, known)])
         write_results(args.out / "results.json", data)
-        write_report(args.out / "report.html", data)
+        write_report(args.out / "report.html", data, findings=records)
     except WriteError as exc:
         return _refused(str(exc))
     _print(outcome, console)

@@ -25,9 +25,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 from conformance.backends.registry import by_name
 from conformance.models.capture import captured_model, judged_nodes
-from conformance.models.known import finding_records, like
+from conformance.models.known import like
 from conformance.models.session import judge_model
 from conformance.models.source import read_model
+from conformance.report import findings as report_findings
 from conformance.results.records import merge, read_results
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -82,7 +83,7 @@ def test_an_rpn_parts_at_its_topk_on_ties_and_its_nms_inside_an_if_is_judged(tmp
 
 
 def test_a_fail_is_like_the_records_of_its_operator_backend_and_rules_where_their_condition_holds() -> None:
-    records = finding_records()
+    records, _ = report_findings.load()
 
     def ids(op: str, backend: str, rules: list[str], tier: str) -> list[str]:
         return [finding.id for finding in like(op, backend, rules, tier, records)]

@@ -344,16 +344,18 @@ def model_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     from conformance.models.capture import judged_nodes
     from conformance.models.document import model_entry, write_cases
-    from conformance.models.known import finding_records, known_fails
+    from conformance.models.known import known_fails
     from conformance.models.session import judge_model
     from conformance.models.source import filled_inputs, read_model
+    from conformance.report import findings as report_findings
 
     folder = tmp_path_factory.mktemp("model-report")
     source = read_model(rpn(folder / "rpn.onnx"))
     feeds = filled_inputs(source, "tiles", 0, {})
     outcome = judge_model(source, feeds, judged_nodes(source.model), by_name(["ort-cpu", "openvino-cpu", "tract"]),
                           {}, 120.0, named=True)
-    entry = model_entry(outcome, write_cases(outcome, folder), folder, {}, known_fails(outcome, finding_records()))
+    records, _ = report_findings.load()
+    entry = model_entry(outcome, write_cases(outcome, folder), folder, {}, known_fails(outcome, records))
     write_report(folder / "report.html", ResultsFile(environment(), outcome.runs_info, [], [], models=[entry]))
     return folder / "report.html"
 

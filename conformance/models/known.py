@@ -7,14 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from conformance.core.machine import Scope
-from conformance.findings.records import Finding, default_root, load_findings
+from conformance.findings.records import Finding
 from conformance.models.outcome import ModelOutcome
-
-
-def finding_records() -> dict[str, Finding]:
-    """The records shipped with the suite; none where they cannot be found (a wheel without them)."""
-    root = default_root()
-    return dict(load_findings(root).findings) if root.is_dir() else {}
 
 
 def like(op: str, backend: str, rules: Sequence[str], tier: str, findings: Mapping[str, Finding]) -> list[Finding]:

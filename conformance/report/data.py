@@ -232,8 +232,10 @@ def reference_from(result: Result, info: CaseInfo | None) -> str:
 
 # --- the whole report ----------------------------------------------------------------------
 
-def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[str, Any]:
-    """Everything the template shows, from a results file."""
+def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None,
+          findings: report_findings.Records | None = None) -> dict[str, Any]:
+    """Everything the template shows, from a results file; `findings`: the finding records and
+    their history where the caller has read them already (by default they are read here)."""
     results = list(data.results)
     if infos is None:
         infos = load_case_infos(results)
@@ -255,7 +257,7 @@ def build(data: ResultsFile, infos: dict[str, CaseInfo] | None = None) -> dict[s
             machines_of.setdefault(r.backend, [])
             if r.machine not in machines_of[r.backend]:
                 machines_of[r.backend].append(r.machine)
-    records, history = report_findings.load()
+    records, history = findings or report_findings.load()
     groups = _groups(results, infos, ids, order, records)
     present_rules = {rule for r in results for rule in r.rules}
     ops = _operators(results)

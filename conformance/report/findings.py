@@ -11,8 +11,10 @@ from conformance.findings.history import describe, read_history, span
 from conformance.findings.records import Finding, default_root, load_findings
 from conformance.results.records import Result
 
+Records = tuple[dict[str, Finding], dict[str, Any]]  # the finding records by id, and their history
 
-def load() -> tuple[dict[str, Finding], dict[str, Any]]:
+
+def load() -> Records:
     """The records and their history; none where the records cannot be found."""
     root = default_root()
     if not root.is_dir():

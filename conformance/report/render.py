@@ -14,6 +14,7 @@ import markupsafe
 
 from conformance.core.atomic_files import atomic_write_text
 from conformance.report import data as report_data
+from conformance.report import findings as report_findings
 from conformance.report import models as model_sections
 from conformance.report import payload
 from conformance.report.data import CaseInfo
@@ -30,10 +31,12 @@ def _environment() -> jinja2.Environment:
     )
 
 
-def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -> str:
+def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None,
+                  findings: report_findings.Records | None = None) -> str:
     """The report as HTML text. `cases` (by id) gives each result's case; by default they are
-    loaded from the case files the results name, or from cases/ (missing ones are left out)."""
-    context = report_data.build(data, cases)
+    loaded from the case files the results name, or from cases/ (missing ones are left out).
+    `findings`: the finding records and their history, where the caller has read them."""
+    context = report_data.build(data, cases, findings)
     page_data = payload.build(list(data.results), context["infos"], context["backends"], data.backends,
                               context["groups"], context["machines_of"], context["case_tags"])
     return _environment().get_template("report.html").render(page_data=markupsafe.Markup(payload.to_json(page_data)),
@@ -41,5 +44,6 @@ def render_report(data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -
                                                              **context)
 
 
-def write_report(path: Path, data: ResultsFile, cases: dict[str, CaseInfo] | None = None) -> None:
-    atomic_write_text(path, render_report(data, cases))
+def write_report(path: Path, data: ResultsFile, cases: dict[str, CaseInfo] | None = None,
+                 findings: report_findings.Records | None = None) -> None:
+    atomic_write_text(path, render_report(data, cases, findings))
