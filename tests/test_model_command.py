@@ -391,6 +391,14 @@ def test_a_model_without_a_judged_node_says_so_and_exits_0(tmp_path: Path) -> No
     assert "no node of TopK, ArgMax, ArgMin, Hardmax, NonMaxSuppression; nothing to judge" in done.stdout
 
 
+def _saved(graph: onnx.GraphProto, path: Path) -> Path:
+    """The graph as an opset-17 model that passes the checker with full shape inference, saved."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(path))
+    return path
+
+
 def _topk_inside_a_branch(path: Path) -> Path:
     """An If whose then branch runs a TopK whose outputs stay inside the branch (a ReduceSum
     of them is the branch's output); the else branch is a Relu."""
@@ -407,10 +415,7 @@ def _topk_inside_a_branch(path: Path) -> Path:
               helper.make_tensor_value_info("go", TensorProto.BOOL, [])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [])],
         [numpy_helper.from_array(np.array([3], np.int64), "k")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, str(path))
-    return path
+    return _saved(graph, path)
 
 
 @pytest.mark.parametrize("go", [True, False])
@@ -459,10 +464,7 @@ def _topk_inside_nested_branches(path: Path) -> Path:
               helper.make_tensor_value_info("inner", TensorProto.BOOL, [])],
         [helper.make_tensor_value_info("out", TensorProto.FLOAT, [])],
         [numpy_helper.from_array(np.array([3], np.int64), "k")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
-    onnx.checker.check_model(model, full_check=True)
-    onnx.save(model, str(path))
-    return path
+    return _saved(graph, path)
 
 
 @pytest.mark.parametrize(("outer", "inner"), [(True, False), (True, True), (False, False)])
